@@ -6,6 +6,8 @@
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { pipeline } from 'node:stream/promises';
+import { relative } from 'node:path';
+import { OUT, sourcePath } from './test-tree.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -25,4 +27,15 @@ const stream = run({
 stream.on('test:fail', (d) => {
   if (!d.todo) process.exitCode = 1;
 });
-await pipeline(stream, new spec(), process.stdout);
+/** A compiled file's events (a file that fails as a whole is a test named by its path) under its source's name. */
+async function* sourceNames(events) {
+  const named = (p) => {
+    const r = typeof p === 'string' && p.startsWith('/') ? relative(process.cwd(), p) : p;
+    return typeof r === 'string' && r.startsWith(`${OUT}/`) ? sourcePath(r) : p;
+  };
+  for await (const e of events) {
+    if (e.data && typeof e.data === 'object') e.data = { ...e.data, file: named(e.data.file), name: named(e.data.name) };
+    yield e;
+  }
+}
+await pipeline(stream, sourceNames, new spec(), process.stdout);

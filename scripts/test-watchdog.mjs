@@ -11,6 +11,8 @@
 // verdict: the runner counts each reported failing test whatever the exit code.
 import { after } from 'node:test';
 import { isMainThread } from 'node:worker_threads';
+import { relative } from 'node:path';
+import { sourcePath } from './test-tree.mjs';
 
 const fileLimitS = Number(process.env.TEST_FILE_TIMEOUT_S ?? 900);
 const exitGraceS = Number(process.env.TEST_EXIT_GRACE_S ?? 20);
@@ -51,7 +53,7 @@ function holdsNothing() {
 }
 
 function failNow(why) {
-  const file = process.argv[1] ?? '(unknown file)';
+  const file = process.argv[1] ? sourcePath(relative(process.cwd(), process.argv[1])) : '(unknown file)';
   console.error(`\n[watchdog] ${file}: ${why}. Still open:\n  ${openHandles().join('\n  ')}`);
   for (const h of process._getActiveHandles()) {
     if (h?.constructor?.name === 'ChildProcess' && h.exitCode === null && h.signalCode === null) {
@@ -73,7 +75,9 @@ if (process.env.NODE_TEST_CONTEXT && isMainThread) {
   after(() => {
     setTimeout(() => {
       if (!holdsNothing()) return failNow(`its tests ended but the process did not exit within ${exitGraceS} s`);
-      console.error(`\n[watchdog] ${process.argv[1]}: its tests ended ${exitGraceS} s ago and it holds nothing of its own; exiting with the tests' verdict`);
+      console.error(
+        `\n[watchdog] ${sourcePath(relative(process.cwd(), process.argv[1] ?? ''))}: its tests ended ${exitGraceS} s ago and it holds nothing of its own; exiting with the tests' verdict`,
+      );
       process.exit(process.exitCode ?? 0);
     }, exitGraceS * 1000).unref();
   });

@@ -1,5 +1,6 @@
 // Runs every *.test.ts (unit tests beside the code, suites under test/) with
-// Node's own test runner through tsx. Arguments filter files by substring:
+// Node's own test runner, from the compiled tree (scripts/test-compile.mjs brings it up to date first;
+// TEST_TSX=1 runs the sources through tsx instead). Arguments filter files by substring of the source path:
 //   npm test -- server/auth test/drivers
 // A whole run (no filter) on CI, or with TEST_BOTH_DATABASES=1, then runs on
 // PostgreSQL (TEST_DATABASE=postgres) what needs it: the repository suites, the
@@ -11,6 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { isPostgresOnly, postgresPhase } from './test-phases.mjs';
+import { compileTests } from './test-compile.mjs';
+import { compiledPath, OUT } from './test-tree.mjs';
 
 const roots = ['server', 'electron', 'test', 'renderer/src', 'bench'];
 const files = [];
@@ -51,6 +54,16 @@ const stamp = 'dist/.build-stamp';
 const built =
   process.env.TEST_BUILT ?? (existsSync(stamp) && statSync(stamp).mtimeMs >= Math.max(newest('server'), statSync('package.json').mtimeMs) ? '1' : '0');
 console.log(`# child servers and the CLI run from ${built === '1' ? 'the build (dist/server/cli.js)' : 'the sources (no fresh build in dist/)'}`);
+/**
+ * Plain Node on the compiled tree (docs/testing.md, "Compiled test tree"): tsx's loader hooks cost each test
+ * file ~1.5 s of CPU. Source maps make stack traces name the .ts files. TEST_TSX=1: the sources through tsx.
+ */
+const compiled = process.env.TEST_TSX !== '1';
+if (compiled) {
+  const c = await compileTests();
+  console.log(`# test files run from ${OUT}/ (${c.compiled} of ${c.files} files transpiled in ${c.ms} ms; TEST_TSX=1 runs the sources through tsx)`);
+}
+const loader = compiled ? ['--enable-source-maps'] : ['--import', 'tsx'];
 /** Fails a file that runs too long or does not exit after its tests, listing what it left open. */
 const WATCHDOG = new URL('./test-watchdog.mjs', import.meta.url).href;
 /** Runs a list of files in the order given (`node --test` would sort them by name). */
@@ -89,13 +102,31 @@ const run = (list, label, env = {}) =>
   new Promise((resolve) => {
     const c = spawn(
       process.execPath,
-      ['--import', 'tsx', '--import', WATCHDOG, '--import', TIMING, FILES, `--concurrency=${concurrency}`, ...flags, ...slowestFirst(list, label)],
+      [
+        ...loader,
+        '--import',
+        WATCHDOG,
+        '--import',
+        TIMING,
+        FILES,
+        `--concurrency=${concurrency}`,
+        ...flags,
+        ...slowestFirst(list, label).map((f) => (compiled ? compiledPath(f) : f)),
+      ],
       {
         stdio: ['inherit', 'pipe', 'inherit'],
         // Password cost 14 (the lowest the config takes) unless asked otherwise: every test server hashes its
         // admin's password at start and at each sign-in, 17's ~0.7 s per hash would add minutes and time out
         // throttle windows, 15's ~0.2 s still ~1 s of CPU per file; passwords.test.ts checks 17.
-        env: { SERVICE_PASSWORD_COST: '14', ...process.env, NODE_ENV: 'test', TEST_BUILT: built, TEST_TIMINGS_FILE: join(timingDir, `${label}.jsonl`), ...env },
+        env: {
+          SERVICE_PASSWORD_COST: '14',
+          ...process.env,
+          NODE_ENV: 'test',
+          TEST_BUILT: built,
+          TEST_COMPILED: compiled ? '1' : '0',
+          TEST_TIMINGS_FILE: join(timingDir, `${label}.jsonl`),
+          ...env,
+        },
       },
     );
     let tail = '';
@@ -147,7 +178,8 @@ function recordTimings() {
  */
 async function sharedPostgres() {
   if (process.env.TEST_PG_SHARED === '0') return { env: {}, stop: async () => {} };
-  const c = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./test-postgres.ts', import.meta.url))], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const script = compiled ? compiledPath('scripts/test-postgres.ts') : 'scripts/test-postgres.ts';
+  const c = spawn(process.execPath, [...loader, script], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise((r) => c.once('exit', r));
   const stop = async () => {
     c.stdin.end();

@@ -14,10 +14,13 @@ const root = new URL('../..', import.meta.url).pathname;
 /**
  * Node arguments that run `service …`: the build (dist/server/cli.js) when the runner found it newer than
  * the sources (TEST_BUILT=1, scripts/test.mjs: a boot then costs ~2 s of CPU instead of ~5 through tsx),
- * else the sources through tsx. Relative to the repository root (the children's cwd).
+ * else the runner's compiled tree when it runs from one (TEST_COMPILED=1, scripts/test-compile.mjs), else the
+ * sources through tsx. Relative to the repository root (the children's cwd).
  */
 const fromBuild = process.env.TEST_BUILT === '1';
-export const SERVICE_CLI: readonly string[] = fromBuild ? ['dist/server/cli.js'] : ['--import', 'tsx', 'server/cli/main.ts'];
+const fromSource: readonly string[] =
+  process.env.TEST_COMPILED === '1' ? ['--enable-source-maps', '.test-build/server/cli/main.js'] : ['--import', 'tsx', 'server/cli/main.ts'];
+export const SERVICE_CLI: readonly string[] = fromBuild ? ['dist/server/cli.js'] : fromSource;
 
 export interface ChildServer {
   url: string;
@@ -38,8 +41,10 @@ export interface ChildServer {
  */
 export async function spawnServer(env: Record<string, string>, o: { built?: boolean } = {}): Promise<ChildServer> {
   const built = o.built || fromBuild;
-  const child = fork(join(root, built ? 'dist/server/cli.js' : 'server/cli/main.ts'), ['serve'], {
-    execArgv: built ? [] : ['--import', 'tsx'],
+  // Node's flags, then the entry module.
+  const node = built ? ['dist/server/cli.js'] : fromSource;
+  const child = fork(join(root, node.at(-1)!), ['serve'], {
+    execArgv: node.slice(0, -1),
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, SERVICE_PORT: '0', SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0', ...env },

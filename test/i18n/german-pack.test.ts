@@ -12,6 +12,7 @@ import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { comparePack, missingKeys, readPack } from '../../server/store/language-pack';
 import { GERMAN_PACK_DIR, languagePack, packUiFiles } from '../../scripts/build-example-store';
+import { compiledTwin } from '../../server/lib/worker';
 
 const EN_DIR = new URL('../../renderer/src/i18n/en/', import.meta.url).pathname;
 const pack = readPack(languagePack(GERMAN_PACK_DIR).bytes);
@@ -34,7 +35,8 @@ test('the pack’s UI source mirrors the English catalogue files one by one, key
     .sort();
   assert.deepEqual(packUiFiles(GERMAN_PACK_DIR), english, 'one ui/<name>.json per renderer/src/i18n/en/<name>.ts');
   for (const name of english) {
-    const mod: Record<string, Record<string, string>> = await import(join(EN_DIR, `${name}.ts`));
+    const source = join(EN_DIR, `${name}.ts`);
+    const mod: Record<string, Record<string, string>> = await import(compiledTwin(source, import.meta.url, import.meta.filename) ?? source);
     const en = Object.values(mod)[0];
     const de = (await import(join(GERMAN_PACK_DIR, 'ui', `${name}.json`), { with: { type: 'json' } })).default;
     assert.deepEqual(Object.keys(de).sort(), Object.keys(en).sort(), `ui/${name}.json has the keys of en/${name}.ts`);
