@@ -239,3 +239,31 @@ test('a folder opened before the first sync (an object store prefix) gets its ow
     t.cleanup();
   }
 });
+
+test('a folder check of 2,500 entries diffs batch by batch against the rows it read once: adds, changes and removals in every batch', async () => {
+  const t = tempDir('filedock-sync-');
+  const db = openDatabase(join(t.dir, 'db.sqlite'));
+  try {
+    db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
+    const gate = gateOf(db);
+    for (let i = 0; i < 2000; i++) await gate.upsert(`big/f${i}`, file(`f${i}`));
+    // On disk: f0..f1999 with f5 and f1500 grown (first and second batch), f2000..f2499 new (third); f3 gone.
+    const listing = {
+      async *list() {
+        for (let i = 0; i < 2500; i++) if (i !== 3) yield { ...file(`f${i}`), size: i === 5 || i === 1500 ? 2 : 1 };
+      },
+    };
+    const counts = await new SyncEngine(db).folder(1, listing as never, 'big');
+    assert.deepEqual(
+      { ...counts, errors: undefined },
+      { added: 501, updated: 2, removed: 1, errors: undefined, seen: 2499 },
+      'the 500 new files and big/ itself',
+    );
+    assert.equal(db.sqlite.prepare("SELECT count(*) FROM nodes WHERE storage_id = 1 AND dir = 'big'").pluck().get(), 2499);
+    const sizes = db.sqlite.prepare("SELECT size FROM nodes WHERE path IN ('big/f5', 'big/f1500', 'big/f6') ORDER BY path").pluck().all();
+    assert.deepEqual(sizes, [2, 2, 1], 'f1500, f5, f6');
+  } finally {
+    await db.close();
+    t.cleanup();
+  }
+});

@@ -72,6 +72,8 @@ class IdSet {
   }
 }
 
+/** The rows of a first sync's batches: an empty catalogue has none to read. */
+const NONE: ReadonlyMap<string, Existing> = new Map();
 const yieldLoop = () => new Promise<void>((r) => setImmediate(r));
 const changed = (row: Existing, e: WalkEntry) =>
   row.type !== e.type || (e.type === 'file' && (e.etag && row.etag ? e.etag !== row.etag : row.size !== e.size || row.mtime !== Math.round(e.mtime)));
@@ -110,13 +112,13 @@ export class SyncEngine {
       for await (const e of this.entries(driver, storageId, runId, counts, failedDirs, signal)) {
         batch.push(e);
         if (batch.length >= BATCH) {
-          await this.applyInTurn(storageId, batch, seen, counts, startedAt, prevCount === 0);
+          await this.applyInTurn(storageId, batch, seen, counts, startedAt, prevCount === 0 ? NONE : undefined);
           batch = [];
           await yieldLoop();
           signal?.throwIfAborted();
         }
       }
-      await this.applyInTurn(storageId, batch, seen, counts, startedAt, prevCount === 0);
+      await this.applyInTurn(storageId, batch, seen, counts, startedAt, prevCount === 0 ? NONE : undefined);
     } catch (e) {
       await this.recordError(runId, '', e);
       counts.errors++;
@@ -152,7 +154,14 @@ export class SyncEngine {
     const names = new Set(listed.map((e) => e.path));
     const seen = new IdSet();
     const above = await this.db.async.read((t) => this.uncataloguedFoldersIn(t, storageId, dir));
-    await this.apply(storageId, [...above, ...listed], seen, counts, startedAt);
+    // The folder's rows, read once; batches of BATCH with the loop let go between them (a 100,000-entry
+    // folder diffed in one piece held the event loop for a second under load: listings' p99, issue 38).
+    const known = new Map(rows.map((r) => [r.path, r]));
+    const all = [...above, ...listed];
+    for (let i = 0; i < all.length; i += BATCH) {
+      if (i) await yieldLoop();
+      await this.apply(storageId, all.slice(i, i + BATCH), seen, counts, startedAt, known);
+    }
     const gone = rows.filter((r) => !names.has(r.path));
     if (gone.length) {
       await this.hooks.beforeRemove?.(storageId);
@@ -220,17 +229,33 @@ export class SyncEngine {
    * service holds them from its rename on disk until the gate has recorded it, so a walk that listed the new
    * name first writes after the record and finds the moved row, instead of cataloguing the item as a new node.
    */
-  private applyInTurn(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, listedAt: string, emptyBefore: boolean): Promise<void> {
+  private applyInTurn(
+    storageId: number,
+    batch: WalkEntry[],
+    seen: IdSet,
+    counts: SyncCounts,
+    listedAt: string,
+    known?: ReadonlyMap<string, Existing>,
+  ): Promise<void> {
     const dirs = [...new Set(batch.map((e) => parentRel(e.path)))];
-    return this.turns.run(storageId, dirs, () => this.apply(storageId, batch, seen, counts, listedAt, emptyBefore));
+    return this.turns.run(storageId, dirs, () => this.apply(storageId, batch, seen, counts, listedAt, known));
   }
 
-  /** Diffs one batch against the catalogue and writes the differences in one unit of work. */
-  private async apply(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, listedAt: string, emptyBefore = false): Promise<void> {
+  /**
+   * Diffs one batch against the catalogue and writes the differences in one unit of work. `known`: the rows of
+   * the batch's folders when the caller has them (none at all on a first sync), else they are read here.
+   */
+  private async apply(
+    storageId: number,
+    batch: WalkEntry[],
+    seen: IdSet,
+    counts: SyncCounts,
+    listedAt: string,
+    known?: ReadonlyMap<string, Existing>,
+  ): Promise<void> {
     if (batch.length === 0) return;
     // Walks yield a folder's entries together: one index range scan per folder beats a point lookup per entry.
-    const existing = new Map<string, Existing>();
-    if (!emptyBefore) for (const r of await this.rows.dirRows(storageId, new Set(batch.map((e) => parentRel(e.path))))) existing.set(r.path, r);
+    const existing = known ?? new Map((await this.rows.dirRows(storageId, new Set(batch.map((e) => parentRel(e.path))))).map((r) => [r.path, r]));
     // A batch that neither adds nor changes a row needs no unit of work (a re-sync of an unchanged tree takes
     // no write lock at all). A row removed since it was read still counts as seen: the delete pass asks
     // whether anything was removed during the run before it trusts the seen count.
@@ -250,7 +275,7 @@ export class SyncEngine {
   }
 
   /** The body of `apply`'s unit: inserts new entries, updates changed ones; what it did. */
-  private *diffIn(t: Tx, storageId: number, batch: WalkEntry[], existing: Map<string, Existing>, listedAt: string) {
+  private *diffIn(t: Tx, storageId: number, batch: WalkEntry[], existing: ReadonlyMap<string, Existing>, listedAt: string) {
     const out = { seen: [] as number[], added: 0, updated: 0, folders: new Set<string>(), files: [] as SyncedFile[], minNew: Number.POSITIVE_INFINITY };
     const now = new Date().toISOString();
     // Decided inside the unit: an entry the write gate removed (or moved away) after the listing saw it stays gone.

@@ -8,9 +8,7 @@
 import type { Db } from '../db';
 import type { Level } from '../catalogue';
 import { entryJsonSql, lockJoin } from './entry';
-import type { SortField } from './listing.types';
-
-const COLUMN: Record<SortField, string | null> = { name: null, size: 'size', modified: 'mtime' };
+import { listingOrder, SORT_COLUMN, type Keyset, type SortField } from './listing.types';
 
 /** A row of a folder: the entry's JSON, then its keyset (type, sort value, natural key, id). */
 export type FolderRow = [string, 'dir' | 'file', number, string, number];
@@ -39,11 +37,28 @@ export class FolderIndexRepo {
   rows(storageId: number, dir: string, sort: SortField, locks: boolean, perm: Level): Promise<FolderRow[]> {
     let text = this.texts.get(`${sort}:${locks}`);
     if (!text) {
-      const col = COLUMN[sort];
+      const col = SORT_COLUMN[sort];
       text = `SELECT ${entryJsonSql(this.db.dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
         WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, ${col ? `${col}, ` : ''}sort_key, id`;
       this.texts.set(`${sort}:${locks}`, text);
     }
     return this.db.async.sql<FolderRow>(text, { s: storageId, d: dir, perm }, { raw: true });
+  }
+
+  /**
+   * The keysets of every `step`-th live entry of the folder in the listing's order (rows step, 2 step, …,
+   * counted from 1): an offset page seeks to the one before it and steps over less than `step` rows.
+   */
+  async anchors(storageId: number, dir: string, sort: SortField, desc: boolean, step: number): Promise<Keyset[]> {
+    const order = listingOrder(sort, desc);
+    const rows = await this.db.async.sql<[Keyset['type'], number | string, string, number | string]>(
+      `SELECT type, v, sort_key, id FROM (
+         SELECT type, ${SORT_COLUMN[sort] ?? 0} AS v, sort_key, id, row_number() OVER (ORDER BY ${order}) AS rn
+         FROM nodes WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL) AS r
+       WHERE rn % @step = 0 ORDER BY rn`,
+      { s: storageId, d: dir, step },
+      { raw: true },
+    );
+    return rows.map(([type, value, key, id]) => ({ type, value: Number(value), key, id: Number(id) }));
   }
 }

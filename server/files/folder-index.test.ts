@@ -5,7 +5,7 @@ import { openDatabase, type Db } from '../db';
 import { sortKey } from '../catalogue';
 import { tempDir } from '../../test/helpers/tools';
 import { ListingRepo, type Keyset } from './listing.repo';
-import { FolderIndexes, MAX_ENTRIES } from './folder-index';
+import { FolderIndexes, MAX_ENTRIES, type IndexedPage, type PageSeek } from './folder-index';
 
 let db: Db;
 let cleanup: () => void;
@@ -33,6 +33,11 @@ after(() => {
 });
 
 const stamp = (id: number) => `/api/files/thumb?token=t${id}`;
+/** The page when it came from the index (a folder small enough to hold). */
+const indexed = (p: IndexedPage | PageSeek | null): IndexedPage => {
+  assert.ok(p && 'entries' in p, 'a page from the index');
+  return p;
+};
 
 test('every page by offset and by cursor equals the SQL page, in every sort and direction', async () => {
   const ix = new FolderIndexes(db);
@@ -41,7 +46,7 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
       for (const limit of [1, 4, 7, 46, 100]) {
         for (const offset of [0, 1, 5, 6, 13, 45, 46, 60]) {
           const want = await repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor' });
-          const got = (await ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor', stampEpoch: 0 }))!;
+          const got = indexed(await ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor', stampEpoch: 0 }));
           assert.deepEqual(JSON.parse(Buffer.concat(got.entries).toString()), JSON.parse(want.json), `${sort} ${desc} ${limit} ${offset}`);
           assert.equal(got.total, 46);
           assert.equal(got.next !== null, offset + limit < 46, 'a cursor exactly when rows follow');
@@ -50,7 +55,7 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
         const walked: unknown[] = [];
         let cursor: Keyset | undefined;
         for (let i = 0; i < 100; i++) {
-          const p = (await ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor', stampEpoch: 0 }))!;
+          const p = indexed(await ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor', stampEpoch: 0 }));
           const sql = await repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor' });
           assert.deepEqual(JSON.parse(Buffer.concat(p.entries).toString()), JSON.parse(sql.json));
           walked.push(...JSON.parse(Buffer.concat(p.entries).toString()));
@@ -69,7 +74,7 @@ test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a s
   const page = async (epoch: number) =>
     JSON.parse(
       Buffer.concat(
-        (await ix.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch }))!.entries,
+        indexed(await ix.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch })).entries,
       ).toString(),
     ) as Array<{ name: string; thumb_url: string; perm: string }>;
   const first = await page(1);
@@ -89,15 +94,36 @@ test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a s
   );
 });
 
-test('a folder above MAX_ENTRIES is left to SQL paging; a cursor the index does not hold too', async () => {
+test('a folder above MAX_ENTRIES is paged by SQL from a seek that gives the offset page, counted once; a cursor the index does not hold is refused', async () => {
   const ix = new FolderIndexes(db);
   const ins = db.sqlite!.prepare(
-    "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at) VALUES (1, 'big', ?, ?, 'file', 0, 0, ?, '')",
+    "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at) VALUES (1, 'big', ?, ?, ?, ?, ?, ?, '')",
   );
+  const n = MAX_ENTRIES + 1;
   db.sqlite!.transaction(() => {
-    for (let i = 0; i <= MAX_ENTRIES; i++) ins.run(`x${i}`, `big/x${i}`, sortKey(`x${i}`));
+    // Folders among them, sizes and times with ties: every order's keyset crosses both types and equal values.
+    for (let i = 0; i < n; i++) ins.run(`x${i}`, `big/x${i}`, i % 97 === 0 ? 'dir' : 'file', i % 13, i % 101, sortKey(`x${i}`));
   })();
-  assert.equal(await ix.page({ storageId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }), null);
+  for (const sort of ['name', 'size', 'modified'] as const) {
+    for (const desc of [false, true]) {
+      for (const offset of [0, 999, 1000, 1001, 5500, n - 1, n, n + 1500]) {
+        const q = { storageId: 1, dir: 'big', sort, desc, limit: 50, offset, perm: 'editor' as const };
+        const seek = await ix.page({ ...q, stampEpoch: 0 });
+        assert.ok(seek && !('entries' in seek), 'too big to index');
+        assert.equal(seek.total, n);
+        if (offset < n) assert.ok(seek.offset < 1000, `${sort} ${desc} ${offset}: a seek steps over fewer than 1,000 rows (${seek.offset})`);
+        const want = await repo.page(q);
+        const got = await repo.page({ ...q, ...seek });
+        assert.deepEqual(JSON.parse(got.json), JSON.parse(want.json), `${sort} ${desc} ${offset}`);
+        assert.equal(got.total, want.total);
+      }
+    }
+  }
+  // The count is the folder's generation's: a change noted makes it count again.
+  db.sqlite!.prepare("UPDATE nodes SET deleted_at = 'x' WHERE path = 'big/x1'").run();
+  assert.equal((await ix.page({ storageId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }))!.total, n);
+  ix.changed(1, 'big', true);
+  assert.equal((await ix.page({ storageId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }))!.total, n - 1);
   assert.equal(
     await ix.page({
       storageId: 1,

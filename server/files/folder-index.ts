@@ -12,7 +12,12 @@
  * of the whole folder: the cold cost, ~23 ms for 10,000 entries; descending
  * order is the ascending index reordered, no query) and lives in a
  * byte-bounded LRU until the folder changes. Folders above MAX_ENTRIES
- * keep the per-page queries (keyset cursors make those cheap at any depth).
+ * keep the per-page queries (keyset cursors make those cheap at any depth);
+ * for them the cache keeps the count and a keyset every ANCHOR_STEP rows per
+ * order, so an offset page seeks near its start instead of stepping over
+ * `offset` rows, and no page counts the folder again (issue 38: a random page
+ * of a 100,000-entry folder cost a count and an offset walk, p99 659 ms at 8
+ * clients).
  */
 import type { Db } from '../db';
 import type { Level } from '../catalogue';
@@ -23,6 +28,8 @@ import { FolderIndexRepo } from './folder-index.repo';
 
 /** Larger folders are paged by SQL (an index of 50,000 entries is ~16 MB and ~100 ms to build). */
 export const MAX_ENTRIES = 20_000;
+/** A folder above MAX_ENTRIES keeps the keyset of every ANCHOR_STEP-th row (a page then steps over fewer rows than that). */
+const ANCHOR_STEP = 1000;
 /** Byte budget of all indexes together (LRU beyond it). */
 const BUDGET_BYTES = 64 << 20;
 
@@ -48,8 +55,23 @@ export interface IndexedPage {
   next: Keyset | null;
 }
 
+/** Where an SQL page of a folder above MAX_ENTRIES starts: `offset` rows behind `after` (from its start without); the folder's count. */
+export interface PageSeek {
+  total: number;
+  after?: Keyset;
+  offset: number;
+}
+
+/** A folder above MAX_ENTRIES: its count and, once asked, its anchors (ANCHOR_STEP) in one order. */
+interface BigFolder {
+  tooBig: true;
+  total: number;
+  anchors?: Keyset[];
+  bytes: number;
+}
+
 export class FolderIndexes {
-  private cache = new PageCache<FolderIndex | { tooBig: true; bytes: number }>(BUDGET_BYTES);
+  private cache = new PageCache<FolderIndex | BigFolder>(BUDGET_BYTES);
   private repo: FolderIndexRepo;
 
   /** `locked(storage)`: whether the storage may hold app locks (its indexes then join them). */
@@ -72,9 +94,9 @@ export class FolderIndexes {
 
   /**
    * A page of the folder from its index, building the index when the folder
-   * changed since; null when the folder is too big to index (page it by SQL)
-   * or when `after` names a row the index does not hold. `stampEpoch` is part
-   * of the key: signed thumbnail URLs inside the JSON are renewed with it.
+   * changed since; where to start an SQL page when the folder is too big to
+   * index; null when `after` names a row the index does not hold. `stampEpoch`
+   * is part of the key: signed thumbnail URLs inside the JSON are renewed with it.
    */
   async page(q: {
     storageId: number;
@@ -87,7 +109,7 @@ export class FolderIndexes {
     perm: Level;
     stamp?: (id: number) => string;
     stampEpoch: number;
-  }): Promise<IndexedPage | null> {
+  }): Promise<IndexedPage | PageSeek | null> {
     const key = `${q.storageId}\u0000${q.dir}\u0000${q.sort}\u0000${q.perm}\u0000${q.stampEpoch}`;
     // The generation the index is of: a change landing while it is read leaves it stale, never served.
     const gen = this.cache.stampOf(q.storageId, q.dir);
@@ -96,7 +118,7 @@ export class FolderIndexes {
       ix = await this.build(q.storageId, q.dir, q.sort, q.perm, q.stamp);
       this.cache.set(q.storageId, q.dir, key, ix, gen);
     }
-    if ('tooBig' in ix) return null;
+    if ('tooBig' in ix) return this.seek(ix, q, key, gen);
     if (q.desc) {
       // Descending is its own index (the ascending one reordered, no query): every page stays one slice.
       const asc = ix;
@@ -119,14 +141,31 @@ export class FolderIndexes {
     };
   }
 
-  private async build(
-    storageId: number,
-    dir: string,
-    sort: SortField,
-    perm: Level,
-    stamp?: (id: number) => string,
-  ): Promise<FolderIndex | { tooBig: true; bytes: number }> {
-    if ((await this.repo.size(storageId, dir)) > MAX_ENTRIES) return { tooBig: true, bytes: 64 };
+  /** Where the page of a folder too big to index starts (a cursor's own keyset, else the anchor before `offset`). */
+  private async seek(
+    big: BigFolder,
+    q: { storageId: number; dir: string; sort: SortField; desc: boolean; offset: number; after?: Keyset },
+    key: string,
+    gen: string,
+  ): Promise<PageSeek> {
+    if (q.after) return { total: big.total, after: q.after, offset: 0 };
+    const k = Math.min(Math.floor(q.offset / ANCHOR_STEP), Math.floor(big.total / ANCHOR_STEP));
+    if (k === 0) return { total: big.total, offset: q.offset };
+    const order = key + (q.desc ? '\u0000desc' : '');
+    let anchors = (this.cache.get(q.storageId, q.dir, order + '\u0000anchors') as BigFolder | undefined)?.anchors;
+    if (!anchors) {
+      anchors = await this.repo.anchors(q.storageId, q.dir, q.sort, q.desc, ANCHOR_STEP);
+      this.cache.set(q.storageId, q.dir, order + '\u0000anchors', { ...big, anchors, bytes: 64 + anchors.length * 64 }, gen);
+    }
+    // The folder may have lost rows since it was counted (the count and anchors are of one generation, but a
+    // removal's change note can trail its commit): seek from the last anchor there is.
+    const at = Math.min(k, anchors.length);
+    return at === 0 ? { total: big.total, offset: q.offset } : { total: big.total, after: anchors[at - 1], offset: q.offset - at * ANCHOR_STEP };
+  }
+
+  private async build(storageId: number, dir: string, sort: SortField, perm: Level, stamp?: (id: number) => string): Promise<FolderIndex | BigFolder> {
+    const total = await this.repo.size(storageId, dir);
+    if (total > MAX_ENTRIES) return { tooBig: true, total, bytes: 64 };
     const rows = await this.repo.rows(storageId, dir, sort, this.locked(storageId), perm);
     const n = rows.length;
     const texts = rows.map((r) => Buffer.from(stampThumbs(r[0], stamp)));

@@ -9,6 +9,7 @@ import { openDatabase, openPostgresDatabase, type Db } from '../db';
 import { tempDir } from '../../test/helpers/tools';
 import { sortKey } from '../catalogue';
 import { ListingRepo, type Keyset, type PageQuery } from './listing.repo';
+import { FolderIndexRepo } from './folder-index.repo';
 import { isAppError } from '../errors';
 import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
 
@@ -64,6 +65,17 @@ describe('listing pages on the pool (PostgreSQL)', { skip: skip ?? false }, () =
           after = async.last;
         }
         assert.equal(seen, FILES + 5, `${sort} ${desc}: every row once`);
+      }
+    }
+    // A big folder's anchors (folder-index.ts) are SQLite's, and a page seeking from one is the offset page.
+    for (const sort of ['name', 'size', 'modified'] as const) {
+      for (const desc of [false, true]) {
+        const anchors = await new FolderIndexRepo(db).anchors(1, 'd', sort, desc, 700);
+        assert.deepEqual(anchors, await new FolderIndexRepo(lite).anchors(1, 'd', sort, desc, 700), `${sort} ${desc}: anchors`);
+        assert.equal(anchors.length, Math.floor((FILES + 5) / 700));
+        const q: PageQuery = { storageId: 1, dir: 'd', sort, desc, limit: 50, offset: 2 * 700 + 30, perm: 'viewer' };
+        const seek = await repo.page({ ...q, after: anchors[1], offset: 30 });
+        assert.deepEqual(JSON.parse(seek.json), JSON.parse((await repo.page(q)).json), `${sort} ${desc}: seek page`);
       }
     }
     const byOffset = await repo.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 3, offset: 5, perm: 'editor' });

@@ -75,8 +75,8 @@ test('hot listing queries stay index ranges (query plan snapshot)', async () => 
       .sqlite!.prepare('EXPLAIN QUERY PLAN ' + pageSql(sort, false, keyset))
       .all({ s: 1, d: 'd', perm: 'viewer', limit: 1000, offset: 0, av: 0, ak: 'a', ai: 0 })
       .map((r) => (r as { detail: string }).detail);
-  assert.deepEqual(plan('name'), ['SEARCH nodes USING INDEX nodes_listing (storage_id=? AND dir=?)']);
-  assert.deepEqual(plan('name', 'file'), ['SEARCH nodes USING INDEX nodes_listing (storage_id=? AND dir=? AND type=? AND sort_key>?)']);
+  assert.deepEqual(plan('name'), ['SEARCH nodes USING INDEX nodes_live_listing (storage_id=? AND dir=?)']);
+  assert.deepEqual(plan('name', 'file'), ['SEARCH nodes USING INDEX nodes_live_listing (storage_id=? AND dir=? AND type=? AND sort_key>?)']);
 });
 
 test('a folder is known by its own row or a child, filled by a child, through the indexes (every listing asks)', async () => {
@@ -90,5 +90,5 @@ test('a folder is known by its own row or a child, filled by a child, through th
     .all({ s: 1, p: 'd' })
     .map((r) => (r as { detail: string }).detail);
   assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_path (storage_id=? AND path=?)'), plan.join('; '));
-  assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_listing (storage_id=? AND dir=?)'), plan.join('; '));
+  assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_live_listing (storage_id=? AND dir=?)'), plan.join('; '));
 });

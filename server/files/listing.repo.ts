@@ -7,7 +7,7 @@ import type { Db } from '../db';
 import type { Level } from '../catalogue';
 import { entryJsonSql, lockJoin } from './entry';
 import { FolderIndexes } from './folder-index';
-import type { Keyset, SortField } from './listing.types';
+import { listingOrder, SORT_COLUMN, type Keyset, type SortField } from './listing.types';
 
 export type { Keyset, SortField } from './listing.types';
 
@@ -20,6 +20,8 @@ export interface PageQuery {
   offset: number;
   after?: Keyset;
   perm: Level;
+  /** The folder's count when the caller knows it for the folder's current state (then it is not counted again). */
+  total?: number;
 }
 
 export interface Page {
@@ -30,14 +32,13 @@ export interface Page {
   last?: Keyset;
 }
 
-const COLUMN: Record<SortField, string | null> = { name: null, size: 'size', modified: 'mtime' };
 const COUNT_SQL = 'SELECT count(*) FROM nodes WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL';
 
 /** A page row: the entry's JSON, then its keyset (type, sort value, natural key, id). */
 type PageRow = [string, 'dir' | 'file', number, string, number];
 
 function pageParams(q: PageQuery): Record<string, unknown> {
-  const params: Record<string, unknown> = { s: q.storageId, d: q.dir, perm: q.perm, limit: q.limit, offset: q.after ? 0 : q.offset };
+  const params: Record<string, unknown> = { s: q.storageId, d: q.dir, perm: q.perm, limit: q.limit, offset: q.offset };
   if (q.after) Object.assign(params, { av: q.after.value, ak: q.after.key, ai: q.after.id });
   return params;
 }
@@ -54,7 +55,7 @@ function pageOf(rows: PageRow[], total: number): Page {
 
 /**
  * What every listing asks of its folder: its own row's type (null when there is none) and whether a child
- * exists, by two index lookups (`nodes_path`, `nodes_listing`). One `path = ? OR dir = ?` condition could
+ * exists, by two index lookups (`nodes_path`, `nodes_live_listing`). One `path = ? OR dir = ?` condition could
  * use neither index and walked the storage's rows in path order on every listing.
  */
 export const PROBE_SQL = `SELECT (SELECT type FROM nodes WHERE storage_id = @s AND path = @p AND deleted_at IS NULL) AS type,
@@ -87,14 +88,14 @@ export class ListingRepo {
 
   /**
    * One page of a folder: folders first, then by the sort field, ties by natural name and id, all in the
-   * chosen direction. With `after` the page starts behind that row (keyset: page 100 costs what page 1
-   * costs). The page and its count go side by side (PostgreSQL: on two pooled connections).
+   * chosen direction. With `after` the page starts `offset` rows behind that row (keyset: page 100 costs
+   * what page 1 costs). The page and its count go side by side (PostgreSQL: on two pooled connections).
    */
   async page(q: PageQuery): Promise<Page> {
     const sql = pageSql(q.sort, q.desc, q.after?.type, this.locked(q.storageId), this.db.dialect);
-    const [rows, [[total]]] = await Promise.all([
+    const [rows, total] = await Promise.all([
       this.db.async.sql<PageRow>(sql, pageParams(q), { raw: true }),
-      this.db.async.sql<[number]>(COUNT_SQL, { s: q.storageId, d: q.dir }, { raw: true }),
+      q.total ?? this.db.async.sql<[number]>(COUNT_SQL, { s: q.storageId, d: q.dir }, { raw: true }).then(([[n]]) => Number(n)),
     ]);
     return pageOf(rows, total);
   }
@@ -105,15 +106,13 @@ export class ListingRepo {
  * keyset of the previous page's last row's type @av, @ak, @ai. `locks`: the storage may hold app locks.
  */
 export function pageSql(sort: SortField, desc: boolean, keyset?: 'dir' | 'file', locks = false, dialect: 'sqlite' | 'postgres' = 'sqlite'): string {
-  const d = desc ? 'DESC' : 'ASC';
   const cmp = desc ? '<' : '>';
-  const col = COLUMN[sort];
-  const order = col ? `type, ${col} ${d}, sort_key ${d}, id ${d}` : `type, sort_key ${d}, id ${d}`;
+  const col = SORT_COLUMN[sort];
   const tuple = col ? `(${col}, sort_key, id) ${cmp} (@av, @ak, @ai)` : `(sort_key, id) ${cmp} (@ak, @ai)`;
   // Folders first: after a folder come the rest of the folders and every file; after a file, only files
   // (two shapes so the file case stays one index range).
   const after = keyset === 'dir' ? ` AND ((type = 'dir' AND ${tuple}) OR type = 'file')` : keyset === 'file' ? ` AND type = 'file' AND ${tuple}` : '';
   return `SELECT ${entryJsonSql(dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
        WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL${after}
-       ORDER BY ${order} LIMIT @limit OFFSET @offset`;
+       ORDER BY ${listingOrder(sort, desc)} LIMIT @limit OFFSET @offset`;
 }

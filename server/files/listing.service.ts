@@ -14,6 +14,7 @@ import { AppError } from '../errors';
 import { baseName, joinRel, parentRel, uiPath } from '../lib/paths';
 import type { FileEntry } from '../contract';
 import { ListingRepo, type Keyset, type SortField } from './listing.repo';
+import type { PageSeek } from './folder-index';
 import { PageCache } from './page-cache';
 import { CompressedPages, type PageEncoding } from './compressed-pages';
 import { isoOf } from './entry';
@@ -121,17 +122,22 @@ export class ListingService {
       storage.status,
       epoch,
     ]);
-    /** The page from the catalogue (no index, no cache) as listing JSON, its entries' JSON passed through `entries`. */
-    const pageJson = async (entries: (json: string) => string) => {
+    /**
+     * The page from the catalogue (no index, no cache) as listing JSON, its entries' JSON passed through
+     * `entries`; from `seek` when the folder's index gave one (folder-index.ts: a big folder's count and start).
+     */
+    const pageJson = async (
+      entries: (json: string) => string,
+      seek: Omit<PageSeek, 'total'> & { total?: number } = { offset: after ? 0 : input.offset, after },
+    ) => {
       const page = await this.repo.page({
         storageId: storage.id,
         dir: rel,
         sort: input.sort,
         desc,
         limit: input.limit,
-        offset: input.offset,
-        after,
         perm: level,
+        ...seek,
       });
       const more = page.last && page.count === input.limit && (after ? true : input.offset + page.count < page.total);
       const next_cursor = more ? encodeCursor(input.sort, desc, page.last!) : null;
@@ -155,7 +161,7 @@ export class ListingService {
       stamp: this.stamp,
       stampEpoch: epoch,
     });
-    if (ix) {
+    if (ix && 'entries' in ix) {
       const pieces = listingPieces({ ...shown, total: ix.total, next_cursor: ix.next && encodeCursor(input.sort, desc, ix.next) }, ix.entries);
       if (encoding) this.compressed.offer(storage.id, rel, key, encoding, pieces);
       return plain(streamOf(pieces));
@@ -167,7 +173,7 @@ export class ListingService {
     }
     // A change landing while the page is read leaves it stale: then it is served but neither cached nor compressed.
     const stamp = this.cache.stampOf(storage.id, rel);
-    const body = await pageJson((json) => json);
+    const body = await pageJson((json) => json, ix ?? undefined);
     if (this.cache.stampOf(storage.id, rel) !== stamp) return plain(body);
     this.cache.set(storage.id, rel, key, { body, bytes: body.length }, stamp);
     if (encoding) this.compressed.offer(storage.id, rel, key, encoding, body);

@@ -49,6 +49,7 @@ import { storeLicences } from './20261206185500-store-licences';
 import { vault } from './20261206190000-vault';
 import { tenants } from './20261206220000-tenants';
 import { rolesPerTenant } from './20261207010000-roles-per-tenant';
+import { liveListing } from './20261207040000-live-listing';
 import { searchGinPending } from './20261207050000-search-gin-pending';
 import { storagesPerTenant } from './20261207050100-storages-per-tenant';
 
@@ -99,6 +100,7 @@ export const MIGRATIONS: Migration[] = [
   vault,
   tenants,
   rolesPerTenant,
+  liveListing,
   searchGinPending,
   storagesPerTenant,
 ];
