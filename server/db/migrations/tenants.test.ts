@@ -66,7 +66,7 @@ test('roles per tenant: the rebuild keeps ids and members; a name is unique (wit
 test('storages per tenant: the rebuild keeps ids, children and the tombstone trigger; a name is unique (without case) inside a tenant only', () => {
   const db = new Database(':memory:');
   db.pragma('foreign_keys = ON');
-  migrate(db, upTo('20261207010000-roles-per-tenant'));
+  migrate(db, upTo('20261207050000-search-gin-pending'));
   db.prepare(`INSERT INTO storages (id, uid, name, driver, created_at, updated_at) VALUES (3, 'st1', 'Photos', 'local', ?, ?)`).run(NOW, NOW);
   db.prepare(`INSERT INTO storage_grants (storage_id, group_name, level) VALUES (3, 'staff', 'viewer')`).run();
   db.prepare(`INSERT INTO users (id, email, username, role, created_at, updated_at) VALUES (7, 'a@x.test', 'a', 'user', ?, ?)`).run(NOW, NOW);
