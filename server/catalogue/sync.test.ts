@@ -38,8 +38,8 @@ async function fixture() {
   return { db, nodes, close: async () => (await db.close(), t.cleanup()) };
 }
 
-/** A backend holding src/f0..f9; `during` runs while the walk is inside src. */
-function driver(during: () => Promise<unknown>) {
+/** A backend holding src/f0..f9 (or `names`); `during` runs while the walk is inside src. */
+function driver(during: () => Promise<unknown>, names = Array.from({ length: 10 }, (_, i) => `f${i}`)) {
   return {
     async stat() {
       return { name: '', type: 'dir' as const, size: 0, mtime: 0 };
@@ -49,7 +49,7 @@ function driver(during: () => Promise<unknown>) {
         yield { name: 'src', type: 'dir' as const, size: 0, mtime: 1_700_000_000_000 };
         return;
       }
-      for (let i = 0; i < 10; i++) yield file(`f${i}`);
+      for (const n of names) yield file(n);
       await sleep(5);
       await during();
     },
@@ -98,20 +98,7 @@ test('a full sync that listed a rename before the gate recorded it waits for the
       await f.nodes.moveTree('src/f0', 'src/g0');
       recorded = true;
     });
-    const renamed = {
-      async stat() {
-        return { name: '', type: 'dir' as const, size: 0, mtime: 0 };
-      },
-      async *list(dir: string) {
-        if (dir === '') {
-          yield { name: 'src', type: 'dir' as const, size: 0, mtime: 1_700_000_000_000 };
-          return;
-        }
-        yield file('g0');
-        for (let i = 1; i < 10; i++) yield file(`f${i}`);
-        listed();
-      },
-    };
+    const renamed = driver(async () => listed(), ['g0', ...Array.from({ length: 9 }, (_, i) => `f${i + 1}`)]);
     const counts = await engine.full(1, renamed as never, 1);
     await move;
     assert.ok(recorded);

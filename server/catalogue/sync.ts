@@ -108,17 +108,18 @@ export class SyncEngine {
     try {
       const root = await driver.stat('');
       if (root.type !== 'dir') throw new AppError('storage_unavailable', { reason: 'the storage root is not a folder' });
+      const known = prevCount === 0 ? NONE : undefined;
       let batch: WalkEntry[] = [];
       for await (const e of this.entries(driver, storageId, runId, counts, failedDirs, signal)) {
         batch.push(e);
         if (batch.length >= BATCH) {
-          await this.applyInTurn(storageId, batch, seen, counts, startedAt, prevCount === 0 ? NONE : undefined);
+          await this.inTurnsOf(storageId, batch, () => this.apply(storageId, batch, seen, counts, startedAt, known));
           batch = [];
           await yieldLoop();
           signal?.throwIfAborted();
         }
       }
-      await this.applyInTurn(storageId, batch, seen, counts, startedAt, prevCount === 0 ? NONE : undefined);
+      await this.inTurnsOf(storageId, batch, () => this.apply(storageId, batch, seen, counts, startedAt, known));
     } catch (e) {
       await this.recordError(runId, '', e);
       counts.errors++;
@@ -225,20 +226,12 @@ export class SyncEngine {
   }
 
   /**
-   * `apply` for a batch of the full walk, holding the turns of its entries' folders: a move through the file
-   * service holds them from its rename on disk until the gate has recorded it, so a walk that listed the new
-   * name first writes after the record and finds the moved row, instead of cataloguing the item as a new node.
+   * Runs `write` holding the turns of the folders of `batch`'s entries (a full walk's batch): a move through the
+   * file service holds them from its rename on disk until the gate has recorded it, so a walk that listed the
+   * new name first writes after the record and finds the moved row, instead of cataloguing a new node.
    */
-  private applyInTurn(
-    storageId: number,
-    batch: WalkEntry[],
-    seen: IdSet,
-    counts: SyncCounts,
-    listedAt: string,
-    known?: ReadonlyMap<string, Existing>,
-  ): Promise<void> {
-    const dirs = [...new Set(batch.map((e) => parentRel(e.path)))];
-    return this.turns.run(storageId, dirs, () => this.apply(storageId, batch, seen, counts, listedAt, known));
+  private inTurnsOf(storageId: number, batch: WalkEntry[], write: () => Promise<void>): Promise<void> {
+    return this.turns.run(storageId, [...new Set(batch.map((e) => parentRel(e.path)))], write);
   }
 
   /**
