@@ -9,11 +9,12 @@
  * the metadata text, or a filter-only search) and, for a content or metadata
  * hit, a `snippet` of the text around it (snippet.ts).
  */
-import { escapeLike, type Db } from '../db';
+import type { Db } from '../db';
 import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
-import { entryJsonSql, lockJoin, stampThumbs } from './entry';
+import { stampThumbs } from './entry';
+import { SearchRepo, type SearchRow, type SearchScope } from './search.repo';
 import { confinement } from './access';
 import { TextExtractsRepo, type EncryptedRoots, type TextWindow } from '../catalogue';
 import { queryPattern, snippetOf, WINDOW_BEFORE, WINDOW_SPAN } from './snippet';
@@ -46,30 +47,28 @@ export interface SearchResult {
 
 export class SearchService {
   private texts: TextExtractsRepo;
+  private repo: SearchRepo;
 
   /**
    * `anyLocks()`: whether any storage may hold app locks (results then join them; FileLocks.anyAtAll);
    * `roots`: encrypted folders, whose insides never appear in results (their names are ciphertext).
    */
   constructor(
-    private db: Db,
+    db: Db,
     private stamp?: (id: number) => string,
     private anyLocks: () => boolean = () => false,
     private roots?: EncryptedRoots,
   ) {
     this.texts = new TextExtractsRepo(db);
+    this.repo = new SearchRepo(db);
   }
 
-  /**
-   * Matching entries, folders first then natural name order; `not_found` for a scope the caller cannot see.
-   * The page and its total come from one statement (searchSql) on both databases; PostgreSQL runs it on the
-   * async reader, so the event loop serves other requests during the round trip.
-   */
+  /** Matching entries, folders first then natural name order; `not_found` for a scope the caller cannot see. */
   async search(fa: ActorFiles, s: SearchInput): Promise<SearchResult> {
     const plan = this.plan(fa, s);
-    if (!('from' in plan)) return plan.empty;
-    const { empty, from, args } = plan;
-    const { rows, total } = await paged(this.db, from, args, s.limit, this.anyLocks());
+    if (!('scope' in plan)) return plan.empty;
+    const { empty, query, scope } = plan;
+    const { rows, total } = await this.repo.page(query, s, scope, s.limit, this.anyLocks());
     const extra = await this.matches(rows, s.q.trim());
     const entriesJson =
       '[' + rows.map(([json, storage, path], i) => `${json.slice(0, -1)},"path":${JSON.stringify(uiPath(storage, path))}${extra[i]}}`).join(',') + ']';
@@ -83,7 +82,7 @@ export class SearchService {
    * it, `metadata` when only the metadata text does. The windows around the hits come in one read per such
    * term for the page.
    */
-  private async matches(rows: Row[], q: string): Promise<string[]> {
+  private async matches(rows: SearchRow[], q: string): Promise<string[]> {
     const terms = parseQuery(q).all;
     if (terms.length === 0) return rows.map(() => ',"match":"metadata"');
     const patterns = terms.map((t) => [t, queryPattern(t)] as const);
@@ -108,8 +107,8 @@ export class SearchService {
     });
   }
 
-  /** The caller's scope and the match as SQL (`%COLS%` and `%JOIN%` left open), or the empty answer. */
-  private plan(fa: ActorFiles, s: SearchInput): { empty: SearchResult } | { empty: SearchResult; from: string; args: Record<string, unknown> } {
+  /** The caller's scope and the parsed query, or the empty answer; `validation_failed` for a query that is not one. */
+  private plan(fa: ActorFiles, s: SearchInput): { empty: SearchResult } | { empty: SearchResult; query: SearchQuery; scope: SearchScope } {
     const seen = fa.visible();
     // A storage passed through on the way to granted folders (a home) is searched only inside them: when it is
     // the one storage in sight with one such folder, or the scope lies inside one (below). Never the rest of it.
@@ -140,129 +139,15 @@ export class SearchService {
     };
     if (storages.length === 0) return { empty };
 
-    const args: Record<string, unknown> = {};
-    const where: string[] = ['n.deleted_at IS NULL'];
     const query = parseQuery(s.q);
     if (query.all.length + query.none.length > MAX_TERMS)
       throw new AppError('validation_failed', { field: 'q', reason: `at most ${MAX_TERMS} words and phrases` }, { field: 'q' });
-    const nodes = this.matchTerms(query, where, args);
-    const terms = where.length;
-    if (prefix) {
-      where.push('(n.path >= @pre1 AND n.path < @pre2)');
-      Object.assign(args, { pre1: prefix + '/', pre2: prefix + '0' });
-    }
-    if (s.type) {
-      where.push('n.type = @type');
-      args.type = s.type;
-    }
-    if (s.ext?.length) {
-      where.push('(' + s.ext.map((_, i) => `lower(n.name) LIKE @ext${i} ESCAPE '\\'`).join(' OR ') + ')');
-      s.ext.forEach((e, i) => (args[`ext${i}`] = `%.${escapeLike(e.toLowerCase())}`));
-    }
-    if (s.min_size !== undefined) where.push('n.size >= @min'), (args.min = s.min_size);
-    if (s.max_size !== undefined) where.push('n.size <= @max'), (args.max = s.max_size);
-    if (s.after !== undefined) where.push('n.mtime >= @after'), (args.after = s.after);
-    if (s.before !== undefined) where.push('n.mtime < @before'), (args.before = s.before);
-    if (s.taken_from !== undefined || s.taken_to !== undefined) {
-      const taken = ['taken IS NOT NULL'];
-      if (s.taken_from !== undefined) taken.push('taken >= @taken_from'), (args.taken_from = s.taken_from);
-      if (s.taken_to !== undefined) taken.push('taken <= @taken_to'), (args.taken_to = s.taken_to);
-      where.push(`n.id IN (SELECT node_id FROM text_extracts WHERE ${taken.join(' AND ')})`);
-    }
-    // Exclusions alone do not make a search: they narrow one.
-    if (query.all.length === 0 && where.length === terms)
-      throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
-
+    // Exclusions alone do not make a search: they narrow one (a scope or a filter does make one).
+    const filtered =
+      !!prefix || !!s.type || !!s.ext?.length || [s.min_size, s.max_size, s.after, s.before, s.taken_from, s.taken_to].some((x) => x !== undefined);
+    if (query.all.length === 0 && !filtered) throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
     // Encrypted folders and what is inside are the browser's to search (it holds the names): never a server result.
-    let e = 0;
-    for (const x of storages)
-      for (const r of this.roots?.below(x.id, '') ?? []) {
-        where.push(`NOT (n.storage_id = @es${e} AND (n.path = @er${e} OR (n.path >= @ea${e} AND n.path < @eb${e})))`);
-        Object.assign(args, { [`es${e}`]: r.storage_id, [`er${e}`]: r.rel, [`ea${e}`]: r.rel + '/', [`eb${e}`]: r.rel + '0' });
-        e++;
-      }
-    // The caller's storages and levels as a VALUES table, so perm and the storage name come from one join.
-    // Typed: a VALUES row of bare parameters is text on PostgreSQL.
-    const lv = storages.map((x, i) => `(CAST(@sid${i} AS BIGINT), CAST(@perm${i} AS TEXT), CAST(@sname${i} AS TEXT))`).join(',');
-    storages.forEach((x, i) => Object.assign(args, { [`sid${i}`]: x.id, [`perm${i}`]: x.level, [`sname${i}`]: x.name }));
-    // SQLite with a text match: the FTS hits must drive (rowid lookups); offered the storage's index, the planner
-    // walked every node of the storage against the hit list (280 ms of CPU a search at 1,000,000 files, against
-    // ~1 ms; docs/benchmarks.md). The unary + keeps the join off that index.
-    const sid = this.db.dialect !== 'postgres' && 'q' in args ? '+n.storage_id' : 'n.storage_id';
-    const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM ${nodes} JOIN lv ON lv.lv_sid = ${sid}%JOIN% WHERE ${where.join(' AND ')}`;
-    return { empty, from, args };
+    const excluded = storages.flatMap((x) => (this.roots?.below(x.id, '') ?? []).map((r) => ({ storage_id: r.storage_id, rel: r.rel })));
+    return { empty, query, scope: { storages: storages.map(({ id, name, level }) => ({ id, name, level })), prefix, excluded } };
   }
-
-  /**
-   * The query's terms as SQL: pushes their clauses on `where` and answers the row source. Terms of 3 characters or more are matched in
-   * the name or the stored text on the trigram indexes; shorter ones in names only (no index serves them).
-   */
-  private matchTerms(query: SearchQuery, where: string[], args: Record<string, unknown>): string {
-    const pg = this.db.dialect === 'postgres';
-    const like = (t: string) => `%${escapeLike(t)}%`;
-    const op = pg ? 'ILIKE' : 'LIKE';
-    const long = query.all.filter((t) => t.length >= 3);
-    const longNot = query.none.filter((t) => t.length >= 3);
-    query.all.forEach((t, i) => {
-      if (t.length < 3) where.push(`n.name ${op} @s${i} ESCAPE '\\'`), (args[`s${i}`] = like(t));
-    });
-    let nodes = 'nodes n';
-    if (pg) {
-      // Substring search on pg_trgm GIN indexes: case-free, like FTS5's trigram phrase. The first (longest)
-      // term picks the rows: names on `nodes` itself (nodes_name_trgm), texts and metadata from search_fts, each node by its
-      // key (the OFFSET 0 fence keeps the lateral lookup: on a misestimate the planner hashed the hits against
-      // a scan of all of `nodes`), minus name hits. Further terms and exclusions are checked on those rows.
-      const m = "ILIKE @like ESCAPE '\\'";
-      if (long.length)
-        nodes = `(SELECT * FROM nodes WHERE name ${m} UNION ALL SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) b WHERE (f.body ${m} OR f.meta ${m}) AND b.name NOT ${m}) n`;
-      long.forEach((t, i) => {
-        args[i === 0 ? 'like' : `l${i}`] = like(t);
-        if (i > 0) where.push(`(${inNameOrText(`@l${i}`)})`);
-      });
-      query.none.forEach((t, i) => {
-        args[`x${i}`] = like(t);
-        where.push(t.length >= 3 ? `NOT (${inNameOrText(`@x${i}`)})` : `n.name NOT ILIKE @x${i} ESCAPE '\\'`);
-      });
-      return nodes;
-    }
-    // FTS5 over both columns: every term in the name or the body, no excluded one in either.
-    const phrase = (t: string) => `"${t.replace(/"/g, '""')}"`;
-    const none = longNot.length ? `(${longNot.map(phrase).join(' OR ')})` : '';
-    if (long.length) {
-      where.push('n.id IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @q)');
-      args.q = `(${long.map(phrase).join(' AND ')})${none && ` NOT ${none}`}`;
-    } else if (none) {
-      where.push('n.id NOT IN (SELECT rowid FROM search_fts WHERE search_fts MATCH @qx)');
-      args.qx = none;
-    }
-    query.none.forEach((t, i) => {
-      if (t.length < 3) where.push(`n.name NOT LIKE @x${i} ESCAPE '\\'`), (args[`x${i}`] = like(t));
-    });
-    return nodes;
-  }
-}
-
-/** A result row: the entry's JSON, the storage's name, the path in it, the node's id. */
-type Row = [string, string, string, number];
-
-/**
- * The search's one statement: the match runs once; the window count is taken over every hit before the LIMIT,
- * and the entry JSON is built only for the page's rows, from the rows the hits carry (no second lookup). Built
- * in the sorted subquery, SQLite made the JSON of every hit before its sort kept a page of them.
- */
-export function searchSql(dialect: Db['dialect'], from: string, locks: boolean): string {
-  const hits = from.replace('%COLS%', 'n.*, lv.lv_perm AS h_perm, lv.lv_name AS h_storage, count(*) OVER () AS h_total').replace('%JOIN%', '');
-  const entry = entryJsonSql(dialect, locks).replace(/@perm/g, 'n.h_perm');
-  return `SELECT ${entry}, n.h_storage, n.path, n.id, n.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) n${locks ? lockJoin('n') : ''}
-  ORDER BY n.type, n.sort_key, n.id`;
-}
-
-/** PostgreSQL: the term (a parameter) in the row's name or in its stored text or metadata. */
-const inNameOrText = (p: string) =>
-  `n.name ILIKE ${p} ESCAPE '\\' OR EXISTS (SELECT 1 FROM search_fts t WHERE t.rowid = n.id AND (t.body ILIKE ${p} ESCAPE '\\' OR t.meta ILIKE ${p} ESCAPE '\\'))`;
-
-async function paged(db: Db, from: string, args: Record<string, unknown>, limit: number, locks: boolean): Promise<{ rows: Row[]; total: number }> {
-  const got = await db.async.sql<[string, string, string, number, number]>(searchSql(db.dialect, from, locks), { ...args, limit }, { raw: true });
-  // A page of at least one row holds the total; no row means no hit (the limit is at least 1).
-  return { rows: got.map(([json, storage, path, id]) => [json, storage, path, id]), total: Number(got[0]?.[4] ?? 0) };
 }

@@ -9,9 +9,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('../../server', import.meta.url).pathname;
-/** A statement: prepared SQL, a Kysely builder or run, the synchronous or the asynchronous face of `Db`. */
+/** A statement: prepared SQL, a Kysely builder or run, the synchronous or the asynchronous face of `Db` (with or without a row type: `async.sql<Row>(`). */
 const SQL =
-  /\.prepare\(|\bdb\.(all|first|run)\(|\.sqlite\.|\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto)\(|\basync\.(all|first|run|sql|unit)\(|sqlite\.transaction/;
+  /\.prepare\(|\bdb\.(all|first|run)\(|\.sqlite\.|\.(selectFrom|insertInto|updateTable|deleteFrom|replaceInto)\(|\basync\.(all|first|run|sql|unit)(<[^()]*>)?\(|sqlite\.transaction/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
