@@ -16,14 +16,17 @@ export interface SearchScope {
   excluded: Array<{ storage_id: number; rel: string }>;
 }
 
-/** The filters of a search (see SearchInput). */
+/** The filters of a search (SearchInput adds the query, the scope and the page size). */
 export interface SearchFilters {
   type?: 'file' | 'dir';
   ext?: string[];
   min_size?: number;
   max_size?: number;
+  /** Modified at or after (epoch ms). */
   after?: number;
+  /** Modified before (epoch ms). */
   before?: number;
+  /** Taken (a photo) or recorded (audio, video) at or after, at or before (epoch ms): files without the date are left out. */
   taken_from?: number;
   taken_to?: number;
 }

@@ -14,25 +14,14 @@ import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
 import { stampThumbs } from './entry';
-import { SearchRepo, type SearchRow, type SearchScope } from './search.repo';
+import { SearchRepo, type SearchFilters, type SearchRow, type SearchScope } from './search.repo';
 import { confinement } from './access';
 import { TextExtractsRepo, type EncryptedRoots, type TextWindow } from '../catalogue';
 import { queryPattern, snippetOf, WINDOW_BEFORE, WINDOW_SPAN } from './snippet';
 import { MAX_TERMS, parseQuery, type SearchQuery } from './search-query';
 
-export interface SearchInput {
+export interface SearchInput extends SearchFilters {
   q: string;
-  type?: 'file' | 'dir';
-  ext?: string[];
-  min_size?: number;
-  max_size?: number;
-  /** Modified at or after (epoch ms). */
-  after?: number;
-  /** Modified before (epoch ms). */
-  before?: number;
-  /** Taken (a photo) or recorded (audio, video) at or after, at or before (epoch ms): files without the date are left out. */
-  taken_from?: number;
-  taken_to?: number;
   /** UI path that scopes the search (a storage or a folder). */
   path?: string;
   limit: number;
