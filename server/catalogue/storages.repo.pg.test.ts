@@ -13,6 +13,7 @@ import { DEFAULT_TENANT, openPgChannel, openPostgresDatabase, type ChangeChannel
 import { StoragesRepo, newUid } from './storages.repo';
 import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
 import { tempDir } from '../../test/helpers/tools';
+import { SERVICE_CLI } from '../../test/helpers/child-server';
 
 const T1 = DEFAULT_TENANT;
 
@@ -107,9 +108,7 @@ test('a storage added by a CLI command on PostgreSQL reaches a running instanceâ
     const r = spawnSync(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        'server/cli/main.ts',
+        ...SERVICE_CLI,
         'storage',
         'add',
         '--name',

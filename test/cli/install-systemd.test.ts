@@ -10,12 +10,13 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { needTool, tempDir } from '../helpers/tools';
+import { SERVICE_CLI } from '../helpers/child-server';
 import { DEFAULT_UNIT, renderUnit } from '../../server/cli/systemd-unit';
 
 const root = new URL('../..', import.meta.url).pathname;
 const skip = needTool('systemd-analyze', 'systemd') ?? undefined;
 const run = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'install-systemd', ...args], {
+  spawnSync(process.execPath, [...SERVICE_CLI, 'install-systemd', ...args], {
     cwd: root,
     env: { ...process.env, SERVICE_DATA_DIR: '', ...env },
     encoding: 'utf8',
@@ -149,7 +150,7 @@ describe('service install-systemd', () => {
           chmodSync(node, 0o755);
         }
         return (args: string[]) =>
-          spawnSync(node, ['--import', 'tsx', 'server/cli/main.ts', 'install-systemd', ...args], {
+          spawnSync(node, [...SERVICE_CLI, 'install-systemd', ...args], {
             cwd: root,
             env: { ...process.env, SERVICE_DATA_DIR: '' },
             encoding: 'utf8',

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { startTestServer, uploadFile, type TestServer } from '../helpers/server';
 import { freePort, tempDir } from '../helpers/tools';
 import { needPostgres, startPostgres, type PgCluster } from '../helpers/postgres';
+import { SERVICE_CLI } from '../helpers/child-server';
 
 const skip = needPostgres();
 describe('the server on PostgreSQL', { skip: skip ?? false }, () => {
@@ -138,7 +139,7 @@ describe('the server on PostgreSQL', { skip: skip ?? false }, () => {
   test('a URL that leads nowhere stops the start with exit 2 and a clear message', async () => {
     const { dir, cleanup } = tempDir();
     try {
-      const r = spawnSync(process.execPath, ['--import', 'tsx', 'server/cli/main.ts', 'serve'], {
+      const r = spawnSync(process.execPath, [...SERVICE_CLI, 'serve'], {
         env: {
           ...process.env,
           SERVICE_DATA_DIR: dir,
