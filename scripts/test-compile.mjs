@@ -7,11 +7,14 @@
 // migrations, dist/, the repository root) finds what it finds from source; `import.meta.filename` stays the
 // running file's (server/lib/worker.ts starts a worker's mirrored `.js` by it). Inline source maps: with
 // `--enable-source-maps` stack traces name the `.ts` file and line.
-// Incremental: a file whose mtime changed is transpiled again; a file added or removed rebuilds the tree
-// (an import may now resolve elsewhere).
+// Incremental: a file whose mtime changed is transpiled again; a file added or removed transpiles every file
+// again (an import may now resolve elsewhere), in place, and removes only the removed sources' outputs, so a
+// run already testing from the tree keeps finding its files. Two runs in one checkout take turns to compile
+// (a lock directory beside the tree).
 //   node scripts/test-compile.mjs        (scripts/test.mjs runs it before every run)
 import { build } from 'esbuild';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OUT } from './test-tree.mjs';
@@ -20,6 +23,7 @@ import { OUT } from './test-tree.mjs';
 const root = process.cwd();
 const out = join(root, OUT);
 const state = join(out, '.sources.json');
+const lock = `${out}.lock`;
 const ROOTS = ['server', 'test', 'electron', 'renderer/src', 'bench'];
 const TS = /\.tsx?$/;
 
@@ -82,6 +86,50 @@ const mirrorImports = (compiled) => ({
  */
 export async function compileTests() {
   const started = performance.now();
+  await takeLock();
+  try {
+    return await compile(started);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** The lock is a directory (mkdir is atomic) holding its owner's pid; one whose owner is gone is taken over. */
+async function takeLock() {
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
+      return;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+    }
+    if (!ownerAlive()) rmSync(lock, { recursive: true, force: true });
+    else await sleep(200);
+  }
+}
+
+function ownerAlive() {
+  let pid;
+  try {
+    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+  } catch {
+    // Made but its pid not yet written: give the owner a moment, unless the directory is old.
+    try {
+      return Date.now() - statSync(lock).mtimeMs < 5000;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === 'EPERM';
+  }
+}
+
+async function compile(started) {
   const now = sources();
   let before = {};
   try {
@@ -93,7 +141,7 @@ export async function compileTests() {
   const sameSet = names.length === Object.keys(before).length && names.every((n) => n in before);
   const todo = sameSet ? names.filter((n) => before[n] !== now[n]) : names;
   if (todo.length > 0) {
-    if (!sameSet) rmSync(out, { recursive: true, force: true });
+    for (const gone of Object.keys(before).filter((n) => !(n in now))) rmSync(join(out, gone.replace(TS, '.js')), { force: true });
     mkdirSync(out, { recursive: true });
     // Written first: a build that fails halfway leaves a state that rebuilds those files next time.
     writeFileSync(state, JSON.stringify(sameSet ? { ...before, ...Object.fromEntries(todo.map((n) => [n, 0])) } : {}));
