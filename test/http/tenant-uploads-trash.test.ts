@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { createUploads } from '../../server/uploads';
 
 describe('tenants: upload sessions and trash items', () => {
   let s: TestServer;
@@ -32,11 +33,19 @@ describe('tenants: upload sessions and trash items', () => {
   const move = async (sql: string, id: string | number, tenant: number) => {
     await s.server.db.async.sql(sql, [tenant, id]);
   };
+  /** A session of 10 bytes at `path`, opened by the admin in tenant 1. */
+  const open = async (path: string): Promise<string> => {
+    const init = await s.api('POST', '/api/files/upload/init', { token: admin, body: { path, size: 10 } });
+    assert.equal(init.status, 200, JSON.stringify(init.body));
+    return init.body.upload_id;
+  };
+  const sessionToTenant = async (id: string, t: number) => {
+    await move('UPDATE upload_sessions SET tenant_id = ? WHERE id = ?', id, t);
+    await move('UPDATE upload_parts SET tenant_id = ? WHERE upload_id = ?', id, t);
+  };
 
   test('an upload session moved to another tenant answers 404 to its owner’s chunk, status, finalize and abort', async () => {
-    const init = await s.api('POST', '/api/files/upload/init', { token: admin, body: { path: '/Up/moved.bin', size: 10 } });
-    assert.equal(init.status, 200, JSON.stringify(init.body));
-    const id: string = init.body.upload_id;
+    const id = await open('/Up/moved.bin');
     const chunk = () =>
       s.api('POST', `/api/files/upload/chunk?upload_id=${id}&part=1`, {
         token: admin,
@@ -46,12 +55,8 @@ describe('tenants: upload sessions and trash items', () => {
     const sent = await chunk();
     assert.equal(sent.status, 200, JSON.stringify(sent.body));
     const etags = [{ part: 1, etag: sent.body.etag }];
-    const toTenant = async (t: number) => {
-      await move('UPDATE upload_sessions SET tenant_id = ? WHERE id = ?', id, t);
-      await move('UPDATE upload_parts SET tenant_id = ? WHERE upload_id = ?', id, t);
-    };
 
-    await toTenant(2);
+    await sessionToTenant(id, 2);
     for (const r of [
       await chunk(),
       await s.api('GET', `/api/files/upload/status?upload_id=${id}`, { token: admin }),
@@ -64,7 +69,7 @@ describe('tenants: upload sessions and trash items', () => {
     const [row] = await s.server.db.async.sql<{ state: string; tenant_id: number | string }>('SELECT state, tenant_id FROM upload_sessions WHERE id = ?', [id]);
     assert.deepEqual([row.state, Number(row.tenant_id)], ['open', 2], 'neither claimed nor aborted from tenant 1');
 
-    await toTenant(1);
+    await sessionToTenant(id, 1);
     const done = await s.api('POST', '/api/files/upload/finalize', { token: admin, body: { upload_id: id, etags } });
     assert.equal(done.status, 200, JSON.stringify(done.body));
     assert.equal(readFileSync(join(root, 'moved.bin'), 'utf8'), '0123456789');
@@ -98,5 +103,34 @@ describe('tenants: upload sessions and trash items', () => {
     const back = await s.api('POST', '/api/files/manager/restore', { token: admin, body: { id: item.id } });
     assert.equal(back.status, 200, JSON.stringify(back.body));
     assert.equal(readFileSync(join(root, 'gone.txt'), 'utf8'), 'tenant');
+  });
+
+  test('recovery at start and the hourly sweep find the sessions of every tenant', async () => {
+    const at = new Date().toISOString();
+    await s.server.db.async.sql("INSERT INTO tenants (id, slug, name, created_at) VALUES (2, 'two', 'Two', ?)", [at]);
+    try {
+      const id = await open('/Up/elsewhere.bin');
+      await sessionToTenant(id, 2);
+      // Its finalize was cut short by a crash: recovery at start reopens it, in its own tenant.
+      await s.server.db.async.sql("UPDATE upload_sessions SET state = 'finalizing', finalizing_by = 'dead', finalize_until = 0 WHERE id = ?", [id]);
+      const uploads = createUploads({
+        db: s.server.db,
+        files: s.server.files,
+        catalogue: s.server.catalogue,
+        auth: s.server.auth,
+        stagingDir: s.server.dirs.staging,
+        limits: { maxUploadBytes: 0, maxChunkBytes: 1024 * 1024, sessionTtlMs: 60_000 },
+        lease: { instanceId: 'restarted', leaseMs: 60_000 },
+      });
+      assert.deepEqual(await uploads.recover({ everyone: true }), { finished: 0, reopened: 1 });
+      const state = async () =>
+        (await s.server.db.async.sql<{ state: string }>('SELECT state FROM upload_sessions WHERE tenant_id = 2 AND id = ?', [id]))[0]?.state;
+      assert.equal(await state(), 'open');
+      await s.server.db.async.sql("UPDATE upload_sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE id = ?", [id]);
+      assert.equal(await uploads.sweep(), 1, 'expired: swept in its tenant');
+      assert.equal(await state(), undefined);
+    } finally {
+      await s.server.db.async.sql('DELETE FROM tenants WHERE id = 2');
+    }
   });
 });
