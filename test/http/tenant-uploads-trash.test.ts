@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { otherInstanceUploads, startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
-import { createUploads } from '../../server/uploads';
 
 describe('tenants: upload sessions and trash items', () => {
   let s: TestServer;
@@ -113,15 +112,7 @@ describe('tenants: upload sessions and trash items', () => {
       await sessionToTenant(id, 2);
       // Its finalize was cut short by a crash: recovery at start reopens it, in its own tenant.
       await s.server.db.async.sql("UPDATE upload_sessions SET state = 'finalizing', finalizing_by = 'dead', finalize_until = 0 WHERE id = ?", [id]);
-      const uploads = createUploads({
-        db: s.server.db,
-        files: s.server.files,
-        catalogue: s.server.catalogue,
-        auth: s.server.auth,
-        stagingDir: s.server.dirs.staging,
-        limits: { maxUploadBytes: 0, maxChunkBytes: 1024 * 1024, sessionTtlMs: 60_000 },
-        lease: { instanceId: 'restarted', leaseMs: 60_000 },
-      });
+      const uploads = otherInstanceUploads(s, 'restarted');
       assert.deepEqual(await uploads.recover({ everyone: true }), { finished: 0, reopened: 1 });
       const state = async () =>
         (await s.server.db.async.sql<{ state: string }>('SELECT state FROM upload_sessions WHERE tenant_id = 2 AND id = ?', [id]))[0]?.state;
