@@ -6,7 +6,7 @@
  * service's actor face and the shares, archive, protection and op services.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { actorRef, can, type Actor } from '../auth';
+import { actorRef, actorTenant, can, type Actor } from '../auth';
 import { AppError, isAppError } from '../errors';
 import type { Db } from '../db';
 import type { EventBus } from '../events';
@@ -266,13 +266,13 @@ export function createAssistant(d: AssistantDeps) {
     if (plan.kind === 'move_back') await fa.move(plan.from, plan.to, false, { exact: true });
     else if (plan.kind === 'trash') await fa.deleteOne(plan.path);
     else if (plan.kind === 'restore_trash') {
-      const row = await d.protection.trash.byId(plan.trash_id);
+      const row = await d.protection.trash.byId(actorTenant(a), plan.trash_id);
       if (!row) throw new AppError('not_found');
       fa.target({ storage_id: row.storage_id, rel: row.orig_path }, 'editor');
-      await d.protection.trash.restore(plan.trash_id, by, request);
+      await d.protection.trash.restore(row, plan.trash_id, by, request);
     } else {
       const t = fa.target(plan.path, 'editor');
-      await d.protection.versions.restore(t.storage.id, t.rel, plan.version_id, by, request);
+      await d.protection.versions.restore(t.storage, t.rel, plan.version_id, by, request);
     }
   }
 }

@@ -199,7 +199,7 @@ export const TOOLS: ToolSpec[] = [
       await fa.saveText(i.path, i.content);
       if (!existed) return { ...json({ written: i.path, created: true }), undo: { kind: 'trash', path: i.path } };
       const t = fa.target(i.path);
-      const v = (await d.protection.versions.list(t.storage.id, t.rel))[0];
+      const v = (await d.protection.versions.list(t.storage, t.rel))[0];
       return { ...json({ written: i.path }), ...(v ? { undo: { kind: 'restore_version' as const, path: i.path, version_id: v.id } } : {}) };
     },
   }),

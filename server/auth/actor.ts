@@ -10,6 +10,7 @@
  *   - `system`: background work with no person behind it (sweeps, scans,
  *     thumbnails); it may reach every storage.
  */
+import { DEFAULT_TENANT, type TenantScope } from '../db';
 import type { ActorRef, RequestMeta } from '../events';
 import type { KeyScope } from './keys';
 import type { Principal } from './types';
@@ -53,6 +54,13 @@ export const systemActor = (job: string): SystemActor => ({ kind: 'system', job 
 export const linkActor = (principal: Principal, share: LinkActor['share'], request?: RequestMeta): LinkActor => ({ kind: 'link', principal, share, request });
 
 export const keyActor = (principal: Principal, key: KeyScope, request?: RequestMeta): KeyActor => ({ kind: 'key', principal, key, request });
+
+/**
+ * The tenant the actor acts in: its principal's. System work has no principal: it reaches a place (a storage
+ * id taken from a row) in any tenant, and a UI path in tenant 1's until a system actor carries the tenant of
+ * its work (docs/tenants.md, "Step 1: what is left").
+ */
+export const actorTenant = (a: Actor): TenantScope => (a.kind === 'system' ? DEFAULT_TENANT : a.principal);
 
 /** The identity events and audit rows carry: the person (with the key they used), or nobody (link visitors and system work are anonymous). */
 export function actorRef(a: Actor): ActorRef | null {

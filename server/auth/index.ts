@@ -30,6 +30,7 @@ export {
   linkActor,
   keyActor,
   actorRef,
+  actorTenant,
   principalOf,
   actorSpec,
   type Actor,

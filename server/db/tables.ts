@@ -441,7 +441,7 @@ export interface SyncErrorsTable {
   message: string;
 }
 /** uploads: a chunked upload in flight. `handle` is the driver's multipart handle (mode `driver`). */
-export interface UploadSessionsTable {
+export interface UploadSessionsTable extends TenantRow {
   id: string;
   owner_id: number;
   storage_id: number;
@@ -461,7 +461,7 @@ export interface UploadSessionsTable {
   finalize_until?: number | null;
 }
 /** uploads: the parts a session holds. */
-export interface UploadPartsTable {
+export interface UploadPartsTable extends TenantRow {
   upload_id: string;
   part: number;
   size: number;
@@ -469,7 +469,7 @@ export interface UploadPartsTable {
   sha256: string | null;
 }
 /** protection: an item in a storage's `.service-trash/`. */
-export interface TrashItemsTable {
+export interface TrashItemsTable extends TenantRow {
   id: Generated<number>;
   storage_id: number;
   orig_path: string;
@@ -483,7 +483,7 @@ export interface TrashItemsTable {
   deleted_at: string;
 }
 /** protection: a snapshot in `.versions/` taken before an overwrite. */
-export interface VersionsTable {
+export interface VersionsTable extends TenantRow {
   id: Generated<number>;
   storage_id: number;
   path: string;
@@ -494,7 +494,7 @@ export interface VersionsTable {
   created_at: string;
 }
 /** protection: the last antivirus outcome of a path. */
-export interface AvScansTable {
+export interface AvScansTable extends TenantRow {
   storage_id: number;
   path: string;
   state: 'clean' | 'infected' | 'error' | 'skipped';

@@ -36,6 +36,11 @@ export const SCOPED = [
   'ssh_keys',
   'storages',
   'storage_grants',
+  'upload_sessions',
+  'upload_parts',
+  'trash_items',
+  'versions',
+  'av_scans',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
@@ -55,8 +60,6 @@ export const TENANT_OWNED = [
   'storage_budgets',
   'sync_runs',
   'sync_errors',
-  'upload_sessions',
-  'upload_parts',
   'shares',
   'share_tombstones',
   'link_streams',
@@ -64,9 +67,6 @@ export const TENANT_OWNED = [
   'link_strikes',
   'drop_submissions',
   'drop_files',
-  'trash_items',
-  'versions',
-  'av_scans',
   'dav_props',
   'nfs_exports',
   'docserver_saves',

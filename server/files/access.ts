@@ -22,9 +22,8 @@
  * folders differently (`TargetOptions.encrypted`): refused for everyone (the assistant, apps), absent
  * (gateways by default), or read-only ciphertext for members (gateways when set so).
  */
-import { can, requirePermission, type Actor } from '../auth';
+import { actorTenant, can, requirePermission, type Actor } from '../auth';
 import { atLeast, effectiveLevel, grantedFolders, type Catalogue, type EncryptedRoot, type Grant, type Level, type StorageRow } from '../catalogue';
-import { DEFAULT_TENANT, type TenantScope } from '../db';
 import { AppError } from '../errors';
 import { isWithin, parseUiPath, uiPath } from '../lib/paths';
 
@@ -82,13 +81,6 @@ export function confinement(a: Actor): Place | null {
   return null;
 }
 
-/**
- * The tenant whose storages the actor reaches: its principal's. System work has no principal: it reaches a
- * place (a storage id taken from a row) in any tenant, and a UI path in tenant 1's until a system actor
- * carries the tenant of its work (docs/tenants.md, "Step 1: what is left").
- */
-const tenantOf = (a: Actor): TenantScope => (a.kind === 'system' ? DEFAULT_TENANT : a.principal);
-
 export class Access {
   constructor(private cat: Catalogue) {}
 
@@ -103,7 +95,7 @@ export class Access {
    */
   visible(a: Actor, mode: EncryptedMode = 'members'): Array<{ storage: StorageRow; level: Level; through?: string[] }> {
     if (a.kind !== 'system' && !can(a, 'files:read')) return [];
-    const grants = this.cat.repo.allGrants(tenantOf(a));
+    const grants = this.cat.repo.allGrants(actorTenant(a));
     const members = mode === 'members' || mode === 'read';
     const inside = confinement(a);
     const writes = can(a, 'files:write');
@@ -133,7 +125,7 @@ export class Access {
     if (typeof path === 'string') {
       const parsed = parseUiPath(path, opts);
       if (parsed.storage === null) throw new AppError('bad_path', {}, { reason: 'a storage is required' });
-      s = this.cat.repo.byNameOrUid(tenantOf(a), parsed.storage);
+      s = this.cat.repo.byNameOrUid(actorTenant(a), parsed.storage);
       rel = parsed.rel;
     } else {
       s = this.storageById(a, path.storage_id);

@@ -6,9 +6,10 @@
  * outcome): clean → recorded; infected → moved into `.service-trash/`, row
  * gone from the catalogue, `file.infected` emitted; scan error → the op
  * throws and the queue retries, the file stays and is never marked clean.
+ * An outcome is recorded in the scanned file's storage's tenant (docs/tenants.md).
  */
 import type { Catalogue } from '../catalogue';
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { EventBus } from '../events';
 import type { StorageOps } from '../files/internal';
 import type { JobContext, JobQueue } from '../jobs';
@@ -18,6 +19,7 @@ import { ClamdScanner, ClamscanScanner, type Probe, type Scanner } from './clama
 import { SCAN_JOB, type ScanPayload, type ScanPolicy } from './scan-policy';
 import type { TrashService } from './trash.service';
 import { AvScansRepo, type AvScanRow } from './av-scans.repo';
+import { storageTenant } from './storage-tenant';
 
 export const AV_MODES = ['binary', 'daemon'] as const;
 
@@ -81,9 +83,9 @@ export class Antivirus {
     return this.o.policy.enqueue(storageId, rel, o);
   }
 
-  /** The last recorded outcome of a path, or undefined when it was never scanned. */
+  /** The last recorded outcome of a path, or undefined when it was never scanned; a storage that is gone → `not_found`. */
   outcome(storageId: number, rel: string): ReturnType<AvScansRepo['outcome']> {
-    return this.scans.outcome(storageId, rel);
+    return this.scans.outcome(storageTenant(this.o.catalogue, storageId), storageId, rel);
   }
 
   /** The status half of the admin view, with a live probe of the configured engine. */
@@ -119,16 +121,19 @@ export class Antivirus {
   private async run(ctx: JobContext<ScanPayload>): Promise<unknown> {
     const { storage_id: storageId, path: rel, at } = ctx.payload;
     if (!this.o.settings.get('av_enabled')) return { skipped: 'disabled' };
+    // The outcome is its storage's tenant's; a storage removed before the scan's turn leaves nothing to scan.
+    const tenant = this.o.catalogue.repo.ofAnyTenant(storageId);
+    if (!tenant) return { skipped: 'gone' };
     const place = { storage_id: storageId, rel };
     // Ciphertext (docs/vault.md): nothing a scanner could judge; the state says why it was not scanned.
     if (this.o.catalogue.roots.rootOf(storageId, rel)) {
-      await this.save(storageId, rel, 'skipped', null, 'encrypted', at);
+      await this.save(tenant, storageId, rel, 'skipped', null, 'encrypted', at);
       return { skipped: 'encrypted' };
     }
     const entry = await this.o.ops.statOrNull(place);
     // A file that vanished (or turned into something ineligible) before its turn is not an error.
     if (!entry || !this.o.policy.eligible(rel, entry.type, entry.size)) {
-      await this.save(storageId, rel, 'skipped', null, entry ? 'not eligible' : 'gone before the scan', at);
+      await this.save(tenant, storageId, rel, 'skipped', null, entry ? 'not eligible' : 'gone before the scan', at);
       return { skipped: entry ? 'ineligible' : 'gone' };
     }
     let verdict;
@@ -145,23 +150,31 @@ export class Antivirus {
           () => false,
         ))
       ) {
-        await this.save(storageId, rel, 'skipped', null, 'gone during the scan', at);
+        await this.save(tenant, storageId, rel, 'skipped', null, 'gone during the scan', at);
         return { skipped: 'gone' };
       }
-      await this.save(storageId, rel, 'error', null, e instanceof Error ? e.message : String(e), at);
+      await this.save(tenant, storageId, rel, 'error', null, e instanceof Error ? e.message : String(e), at);
       throw e;
     }
     if (!verdict.infected) {
-      await this.save(storageId, rel, 'clean', null, null, at);
+      await this.save(tenant, storageId, rel, 'clean', null, null, at);
       return { clean: true };
     }
-    return this.quarantine(storageId, rel, entry.size, verdict.signature, at);
+    return this.quarantine(tenant, storageId, rel, entry.size, verdict.signature, at);
   }
 
   /** Moves an infected file into the trash (or leaves it when the driver cannot rename) and announces it. */
-  private async quarantine(storageId: number, rel: string, size: number, signature: string, at: string): Promise<unknown> {
+  private async quarantine(tenant: TenantScope, storageId: number, rel: string, size: number, signature: string, at: string): Promise<unknown> {
     const out = await this.o.trash.moveToTrash({ storage_id: storageId, rel }, null, { reason: 'infected', permanentFallback: false });
-    await this.save(storageId, rel, 'infected', signature, out.trashed ? `quarantined at ${out.trashRel}` : 'left in place: the storage cannot rename', at);
+    await this.save(
+      tenant,
+      storageId,
+      rel,
+      'infected',
+      signature,
+      out.trashed ? `quarantined at ${out.trashRel}` : 'left in place: the storage cannot rename',
+      at,
+    );
     const storage = this.o.catalogue.repo.ofAnyTenant(storageId)?.name ?? String(storageId);
     const name = baseName(rel);
     await this.o.bus.emit('file.infected', {
@@ -176,6 +189,7 @@ export class Antivirus {
   }
 
   private async save(
+    tenant: TenantScope,
     storageId: number,
     rel: string,
     state: AvScanRow['state'],
@@ -183,7 +197,15 @@ export class Antivirus {
     detail: string | null,
     writtenAt: string,
   ): Promise<void> {
-    await this.scans.record({ storage_id: storageId, path: rel, state, signature, detail, written_at: writtenAt, scanned_at: new Date().toISOString() });
+    await this.scans.record(tenant, {
+      storage_id: storageId,
+      path: rel,
+      state,
+      signature,
+      detail,
+      written_at: writtenAt,
+      scanned_at: new Date().toISOString(),
+    });
     this.outcomes.set(state, (this.outcomes.get(state) ?? 0) + 1);
   }
 }

@@ -7,7 +7,7 @@
  * and handed to the catalogue as a write-gate and sync hook.
  */
 import type { Catalogue } from '../catalogue';
-import type { Db } from '../db';
+import { TenantsRepo, type Db } from '../db';
 import type { EventBus } from '../events';
 import type { StorageOps } from '../files/internal';
 import type { JobQueue, Scheduler } from '../jobs';
@@ -45,8 +45,9 @@ export interface ProtectionDeps {
 }
 
 export function createProtection(d: ProtectionDeps) {
-  const trash = new TrashService(d.catalogue, d.ops, d.settings, new TrashRepo(d.db));
-  const versions = new VersionsService(d.db, d.ops, d.settings);
+  const tenants = new TenantsRepo(d.db);
+  const trash = new TrashService(d.catalogue, d.ops, d.settings, new TrashRepo(d.db), tenants);
+  const versions = new VersionsService(d.db, d.catalogue, d.ops, d.settings, tenants);
   const antivirus = new Antivirus({
     db: d.db,
     catalogue: d.catalogue,

@@ -6,15 +6,19 @@
  * moves it back (`name_taken` when the name is in use again) and announces
  * the whole subtree through the gate with origin `restore`, which re-scans
  * it. A storage whose driver cannot move deletes permanently and says so.
+ * An item lives in its storage's tenant (docs/tenants.md): callers name the
+ * tenant they act in, and another tenant's item is `not_found`.
  */
 import type { Catalogue } from '../catalogue';
 import type { TrashItem } from '../contract';
+import type { TenantScope, TenantsRepo } from '../db';
 import type { ActorRef, RequestMeta } from '../events';
 import type { Place, TrashPort } from '../files';
 import type { StorageOps } from '../files/internal';
 import type { SettingsStore } from '../settings';
 import { AppError, isAppError } from '../errors';
 import { baseName, joinRel, parentRel, uiPath, RESERVED_NAMES } from '../lib/paths';
+import { storageTenant } from './storage-tenant';
 import { TrashRepo, type TrashRow } from './trash.repo';
 import { slotName } from './tree';
 
@@ -45,6 +49,7 @@ export class TrashService implements TrashPort {
     private ops: StorageOps,
     private settings: SettingsStore,
     repo: TrashRepo,
+    private tenants: TenantsRepo,
   ) {
     this.repo = repo;
   }
@@ -63,6 +68,7 @@ export class TrashService implements TrashPort {
     const { storage_id: storageId, rel } = p;
     if (rel === '') throw new AppError('forbidden', { reason: 'the storage root cannot be deleted' });
     const entry = await this.ops.stat(p);
+    const tenant = storageTenant(this.cat, storageId);
     const audit = o.reason === 'infected' ? undefined : 'file.delete';
     const slot: Place = { storage_id: storageId, rel: joinRel(TRASH_DIR, slotName()) };
     const trashRel = joinRel(slot.rel, baseName(rel));
@@ -87,7 +93,7 @@ export class TrashService implements TrashPort {
     }
     // Encrypted folders inside follow into the trash (docs/vault.md, "Boundaries").
     await this.cat.roots.moved(storageId, rel, trashRel);
-    const row = await this.repo.insert({
+    const row = await this.repo.insert(tenant, {
       storage_id: storageId,
       orig_path: rel,
       trash_rel: trashRel,
@@ -102,27 +108,28 @@ export class TrashService implements TrashPort {
     return { trashed: true, permanent: false, item: this.present(row), trashRel };
   }
 
-  /** Items on the given storages, newest first. */
-  async list(storageIds: number[], limit = 200, offset = 0): Promise<{ items: TrashItem[]; total: number }> {
-    const { rows, total } = await this.repo.list(storageIds, limit, offset);
+  /** The tenant's items on the given storages, newest first. */
+  async list(s: TenantScope, storageIds: number[], limit = 200, offset = 0): Promise<{ items: TrashItem[]; total: number }> {
+    const { rows, total } = await this.repo.list(s, storageIds, limit, offset);
     return { items: rows.map((r) => this.present(r)), total };
   }
 
-  byId(id: number): Promise<TrashRow | undefined> {
-    return this.repo.byId(id);
+  /** The tenant's item, or undefined when unknown or another tenant's. */
+  byId(s: TenantScope, id: number): Promise<TrashRow | undefined> {
+    return this.repo.byId(s, id);
   }
 
   /**
    * Moves an item back to its original path (parents are re-created). The
    * name in use again → `name_taken`; an unknown id or an item that vanished
-   * from the trash → `not_found` (a vanished item's row is dropped).
+   * from the trash → `not_found` (a vanished item's row is dropped); so is another tenant's item.
    */
-  async restore(id: number, actor: ActorRef | null, request?: RequestMeta): Promise<RestoreResult> {
-    const row = await this.repo.byId(id);
+  async restore(s: TenantScope, id: number, actor: ActorRef | null, request?: RequestMeta): Promise<RestoreResult> {
+    const row = await this.repo.byId(s, id);
     if (!row) throw new AppError('not_found', { id });
     const at = (rel: string): Place => ({ storage_id: row.storage_id, rel });
     if (!(await this.ops.statOrNull(at(row.trash_rel)))) {
-      await this.repo.remove(id);
+      await this.repo.remove(row, id);
       throw new AppError('not_found', { id }, undefined, 'the item is no longer in the trash');
     }
     if (await this.ops.statOrNull(at(row.orig_path))) throw new AppError('name_taken', { name: baseName(row.orig_path) });
@@ -137,7 +144,7 @@ export class TrashService implements TrashPort {
       if (isAppError(e) && e.code === 'conflict') throw new AppError('name_taken', { name: baseName(row.orig_path) });
       throw e;
     }
-    await this.repo.remove(id);
+    await this.repo.remove(row, id);
     await this.ops.delete(at(parentRel(row.trash_rel))).catch(() => undefined);
     const ctx = { actor, request, origin: 'restore' as const };
     const tree = await this.ops.tree(at(row.orig_path));
@@ -146,9 +153,9 @@ export class TrashService implements TrashPort {
     return { id, path: uiPath(this.storageName(row.storage_id), row.orig_path) };
   }
 
-  /** Deletes an item from the trash for good. Idempotent for an item already gone from the backend. */
-  async purge(id: number): Promise<void> {
-    const row = await this.repo.byId(id);
+  /** Deletes the tenant's item from the trash for good (another tenant's → `not_found`). Idempotent for an item already gone from the backend. */
+  async purge(s: TenantScope, id: number): Promise<void> {
+    const row = await this.repo.byId(s, id);
     if (!row) throw new AppError('not_found', { id });
     try {
       await this.ops.delete({ storage_id: row.storage_id, rel: parentRel(row.trash_rel) });
@@ -156,30 +163,35 @@ export class TrashService implements TrashPort {
       if (!(isAppError(e) && e.code === 'not_found')) throw e;
     }
     await this.cat.roots.removed(row.storage_id, parentRel(row.trash_rel));
-    await this.repo.remove(id);
+    await this.repo.remove(row, id);
   }
 
-  /** Purges items older than `trash_retention_days`; returns how many went. One failing storage does not stop the rest. */
+  /**
+   * Purges items older than `trash_retention_days`, tenant by tenant over every tenant; returns how many
+   * went. One failing storage does not stop the rest.
+   */
   async sweep(now = Date.now(), log: (m: string, e?: unknown) => void = () => {}): Promise<number> {
     const cutoff = new Date(now - this.settings.get('trash_retention_days') * DAY).toISOString();
     let n = 0;
-    for (const row of await this.repo.olderThan(cutoff)) {
-      try {
-        await this.purge(row.id);
-        n++;
-      } catch (e) {
-        log(`trash sweep: item ${row.id} could not be purged`, e);
+    for (const t of await this.tenants.list()) {
+      for (const row of await this.repo.olderThan(t, cutoff)) {
+        try {
+          await this.purge(t, row.id);
+          n++;
+        } catch (e) {
+          log(`trash sweep: item ${row.id} could not be purged`, e);
+        }
       }
     }
     return n;
   }
 
   /**
-   * File items whose content equals `sha256`, or equals one of `files`
-   * (storage + relative path of live files). Hashes are computed on first
-   * need and kept on the row; only items of a matching size are read.
+   * The tenant's file items whose content equals `sha256`, or equals one of
+   * `files` (storage + relative path of live files). Hashes are computed on
+   * first need and kept on the row; only items of a matching size are read.
    */
-  async same(storageIds: number[], q: { sha256?: string; files?: Array<{ storageId: number; rel: string }> }): Promise<TrashItem[]> {
+  async same(s: TenantScope, storageIds: number[], q: { sha256?: string; files?: Array<{ storageId: number; rel: string }> }): Promise<TrashItem[]> {
     const wanted = new Map<string, number | undefined>();
     if (q.sha256) wanted.set(q.sha256, undefined);
     for (const f of q.files ?? []) {
@@ -191,11 +203,11 @@ export class TrashService implements TrashPort {
     const out: TrashItem[] = [];
     const seen = new Set<number>();
     for (const [sha, size] of wanted) {
-      for (const row of await this.repo.files(storageIds, size)) {
+      for (const row of await this.repo.files(s, storageIds, size)) {
         if (seen.has(row.id)) continue;
         if (!row.sha256) {
           row.sha256 = await this.ops.sha256({ storage_id: row.storage_id, rel: row.trash_rel }).catch(() => null);
-          if (row.sha256) await this.repo.setSha(row.id, row.sha256);
+          if (row.sha256) await this.repo.setSha(row, row.id, row.sha256);
         }
         if (row.sha256 === sha) {
           seen.add(row.id);

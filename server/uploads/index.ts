@@ -4,7 +4,7 @@
  */
 import type { Auth } from '../auth';
 import type { Catalogue } from '../catalogue';
-import type { Db } from '../db';
+import { TenantsRepo, type Db } from '../db';
 import type { FileService } from '../files';
 import { SessionsRepo } from './sessions.repo';
 import { StagedFiles } from './staged-file';
@@ -21,5 +21,5 @@ export function createUploads(d: {
   limits: UploadLimits;
   lease: FinalizeLease;
 }): UploadsService {
-  return new UploadsService(d.files, d.catalogue, d.auth, new SessionsRepo(d.db), new StagedFiles(d.stagingDir), d.limits, d.lease);
+  return new UploadsService(d.files, d.catalogue, d.auth, new SessionsRepo(d.db), new TenantsRepo(d.db), new StagedFiles(d.stagingDir), d.limits, d.lease);
 }

@@ -7,7 +7,7 @@
  * renew or release it. On SQLite (one file, two connections) and PostgreSQL.
  */
 import assert from 'node:assert/strict';
-import type { Db } from '../db';
+import { DEFAULT_TENANT as T, type Db } from '../db';
 import { SessionsRepo } from './sessions.repo';
 import { onTwoConnections } from '../../test/helpers/two-connections';
 
@@ -33,35 +33,35 @@ async function scenario(a: Db, b: Db) {
     created_at: at,
     expires_at: PAST,
   };
-  await ra.open({ ...row, id: 'up_lease_one' }, null);
-  await ra.open({ ...row, id: 'up_lease_two' }, null);
+  await ra.open(T, { ...row, id: 'up_lease_one' }, null);
+  await ra.open(T, { ...row, id: 'up_lease_two' }, null);
   const t0 = 1_000_000;
   const ids = (rows: Array<{ id: string }>) => rows.map((s) => s.id);
 
-  assert.equal(await ra.claim('up_lease_one', 'A', t0 + 1000), true);
-  assert.equal(await rb.claim('up_lease_one', 'B', t0 + 1000), false, 'one finalize at a time');
-  assert.deepEqual(ids(await rb.finalizing(t0 + 500)), [], 'a live lease is not recovery’s');
-  assert.equal(await rb.takeOver('up_lease_one', 'B', t0 + 1500, t0 + 500), false);
-  assert.equal(await rb.deleteOpen('up_lease_one'), false, 'an abort does not remove a session being finalized');
-  assert.equal(await ra.renew('up_lease_one', 'A', t0 + 2000), true);
-  assert.deepEqual(ids(await rb.finalizing(t0 + 1500)), [], 'renewed past 1500');
-  assert.deepEqual(ids(await rb.finalizing(Infinity)), ['up_lease_one'], 'at start on SQLite every finalizing session is a crash’s');
+  assert.equal(await ra.claim(T, 'up_lease_one', 'A', t0 + 1000), true);
+  assert.equal(await rb.claim(T, 'up_lease_one', 'B', t0 + 1000), false, 'one finalize at a time');
+  assert.deepEqual(ids(await rb.finalizing(T, t0 + 500)), [], 'a live lease is not recovery’s');
+  assert.equal(await rb.takeOver(T, 'up_lease_one', 'B', t0 + 1500, t0 + 500), false);
+  assert.equal(await rb.deleteOpen(T, 'up_lease_one'), false, 'an abort does not remove a session being finalized');
+  assert.equal(await ra.renew(T, 'up_lease_one', 'A', t0 + 2000), true);
+  assert.deepEqual(ids(await rb.finalizing(T, t0 + 1500)), [], 'renewed past 1500');
+  assert.deepEqual(ids(await rb.finalizing(T, Infinity)), ['up_lease_one'], 'at start on SQLite every finalizing session is a crash’s');
 
   // A dies: its lease passes.
-  assert.deepEqual(ids(await rb.finalizing(t0 + 2500)), ['up_lease_one']);
-  assert.equal(await rb.takeOver('up_lease_one', 'B', t0 + 3500, t0 + 2500), true);
-  assert.equal(await ra.takeOver('up_lease_one', 'A', t0 + 3500, t0 + 2500), false, 'taken over once');
-  assert.equal(await ra.renew('up_lease_one', 'A', t0 + 4000), false, 'the old owner lost it');
-  await ra.release('up_lease_one', 'A');
-  assert.equal((await rb.get('up_lease_one'))?.state, 'finalizing', 'the old owner cannot reopen it');
-  assert.equal((await rb.get('up_lease_one'))?.finalizing_by, 'B');
+  assert.deepEqual(ids(await rb.finalizing(T, t0 + 2500)), ['up_lease_one']);
+  assert.equal(await rb.takeOver(T, 'up_lease_one', 'B', t0 + 3500, t0 + 2500), true);
+  assert.equal(await ra.takeOver(T, 'up_lease_one', 'A', t0 + 3500, t0 + 2500), false, 'taken over once');
+  assert.equal(await ra.renew(T, 'up_lease_one', 'A', t0 + 4000), false, 'the old owner lost it');
+  await ra.release(T, 'up_lease_one', 'A');
+  assert.equal((await rb.get(T, 'up_lease_one'))?.state, 'finalizing', 'the old owner cannot reopen it');
+  assert.equal((await rb.get(T, 'up_lease_one'))?.finalizing_by, 'B');
   // The sweep skips a live finalize even past its expiry.
-  assert.deepEqual(ids(await rb.deleteExpired(new Date().toISOString(), t0 + 3000)), ['up_lease_two']);
-  await rb.release('up_lease_one', 'B');
-  const reopened = (await ra.get('up_lease_one'))!;
+  assert.deepEqual(ids(await rb.deleteExpired(T, new Date().toISOString(), t0 + 3000)), ['up_lease_two']);
+  await rb.release(T, 'up_lease_one', 'B');
+  const reopened = (await ra.get(T, 'up_lease_one'))!;
   assert.deepEqual([reopened.state, reopened.finalizing_by, reopened.finalize_until], ['open', null, null]);
-  assert.equal(await ra.claim('up_lease_one', 'A', t0 + 5000), true, 'the client’s retry finalizes');
-  assert.equal(await ra.deleteOpen('up_lease_one'), false);
+  assert.equal(await ra.claim(T, 'up_lease_one', 'A', t0 + 5000), true, 'the client’s retry finalizes');
+  assert.equal(await ra.deleteOpen(T, 'up_lease_one'), false);
 }
 
 onTwoConnections('the finalize lease', scenario);

@@ -14,20 +14,23 @@
  * start, hourly, or a client's finalize retry): a published session is
  * announced and closed, any other is released back to `open` and the
  * client's retry succeeds. A live instance's finalize is never touched.
+ *
+ * A session lives in its owner's tenant (docs/tenants.md): the owner finds it there and nowhere else, and
+ * recovery and the sweep go tenant by tenant over every tenant.
  */
 import type { Readable } from 'node:stream';
-import { systemActor, type Actor, type Auth } from '../auth';
+import { systemActor, type Actor, type Auth, type Principal } from '../auth';
 import type { Catalogue, WriteContext, WriteOrigin } from '../catalogue';
 import { NodesRepo, mimeOf } from '../catalogue';
 import type { Published, UploadSession, UploadStatus as SessionView } from '../contract';
+import type { TenantScope, TenantsRepo } from '../db';
 import { AppError } from '../errors';
 import type { FileService, FileStat, Place, StagedWrite } from '../files';
 import { randomToken, safeEqual } from '../lib/crypto';
 import { checkName, joinRel, parentRel, uiPath } from '../lib/paths';
 import { Meter } from './meter';
-import { SessionsRepo, type PartRow, type SessionRow } from './sessions.repo';
+import { SessionsRepo, type NewSession, type PartRow, type SessionRow } from './sessions.repo';
 import { StagedFiles } from './staged-file';
-import { DEFAULT_TENANT } from '../db';
 
 export type { Published, SessionView };
 
@@ -63,6 +66,7 @@ export class UploadsService {
     private cat: Catalogue,
     private auth: Auth,
     private repo: SessionsRepo,
+    private tenants: TenantsRepo,
     private staged: StagedFiles,
     private limits: UploadLimits,
     private lease: FinalizeLease,
@@ -91,9 +95,9 @@ export class UploadsService {
     const now = Date.now();
     const expires = new Date(now + this.limits.sessionTtlMs).toISOString();
     const handle = multipart ? (await multipart.init(t.rel, { size: input.size, partSize: chunk, mime: input.mime })).handle : null;
-    const row: SessionRow = {
+    const row: NewSession = {
       id,
-      owner_id: owner,
+      owner_id: owner.id,
       storage_id: t.storage.id,
       path: t.rel,
       size: input.size,
@@ -106,16 +110,16 @@ export class UploadsService {
       expires_at: expires,
     };
     // The check above refuses early; this one is exact: another init of the owner may have taken the room since.
-    if (!(await this.repo.open(row, quota && quota.quota - quota.files))) {
+    if (!(await this.repo.open(owner, row, quota && quota.quota - quota.files))) {
       if (handle) await multipart!.abort(handle).catch(() => undefined);
-      throw overQuota(quota!.quota, quota!.files + (await this.repo.inFlight(owner, row.created_at)));
+      throw overQuota(quota!.quota, quota!.files + (await this.repo.inFlight(owner, owner.id, row.created_at)));
     }
     // The row before the file: another instance's orphan sweep (shared staging folder) never sees a file without its row.
     if (!multipart) {
       try {
         await this.staged.create(id, input.size);
       } catch (e) {
-        await this.repo.delete(id);
+        await this.repo.delete(owner, id);
         throw e;
       }
     }
@@ -165,15 +169,15 @@ export class UploadsService {
       }
     } catch (e) {
       // Staged data removed under a running part (abort, sweep) surfaces as odd I/O errors: say what happened.
-      if (!(await this.repo.get(s.id))) throw new AppError('not_found', { reason: 'the upload was aborted' });
+      if (!(await this.repo.get(s, s.id))) throw new AppError('not_found', { reason: 'the upload was aborted' });
       throw e;
     }
     const digest = meter.digest();
     if (sha256 && digest !== sha256.toLowerCase()) {
-      await this.repo.dropPart(s.id, part);
+      await this.repo.dropPart(s, s.id, part);
       throw new AppError('checksum_mismatch', { part }, { part, expected: sha256.toLowerCase(), got: digest });
     }
-    if (!(await this.repo.putPart(s.id, { part, size: expected, etag, sha256: digest })))
+    if (!(await this.repo.putPart(s, s.id, { part, size: expected, etag, sha256: digest })))
       throw new AppError('not_found', { reason: 'the upload was aborted or is being finalized' });
     return { part, etag: clientEtag({ part, etag, sha256: digest }), size: expected };
   }
@@ -187,7 +191,7 @@ export class UploadsService {
       path: uiPath(storage?.name ?? String(s.storage_id), s.path),
       size: s.size,
       chunk_size: s.chunk_size,
-      parts: (await this.repo.parts(s.id)).map((p) => ({ part: p.part, size: p.size, etag: clientEtag(p) })),
+      parts: (await this.repo.parts(s, s.id)).map((p) => ({ part: p.part, size: p.size, etag: clientEtag(p) })),
       expires_at: s.expires_at,
     };
   }
@@ -202,14 +206,14 @@ export class UploadsService {
     const fa = this.files.forActor(a);
     const w = fa.staged(placeOf(s));
     const me = this.lease.instanceId;
-    if (!(await this.repo.claim(s.id, me, this.leaseEnd()))) {
+    if (!(await this.repo.claim(s, s.id, me, this.leaseEnd()))) {
       // Held by a finalize whose instance died (lease passed): resolve it here, then finalize if it reopened.
-      const [outcome] = await this.recoverSessions([s.id]);
+      const [outcome] = await this.recoverSessions(s, [s.id]);
       if (outcome && outcome !== 'reopened') return outcome;
-      if (outcome !== 'reopened' || !(await this.repo.claim(s.id, me, this.leaseEnd())))
+      if (outcome !== 'reopened' || !(await this.repo.claim(s, s.id, me, this.leaseEnd())))
         throw new AppError('conflict', { reason: 'the upload is already being finalized' });
     }
-    const renewal = this.renewing(s.id);
+    const renewal = this.renewing(s, s.id);
     try {
       return await this.publish(s, w, fa, etags, origin);
     } finally {
@@ -228,7 +232,7 @@ export class UploadsService {
     let entry: FileStat;
     let created: boolean;
     try {
-      const held = await this.repo.parts(s.id);
+      const held = await this.repo.parts(s, s.id);
       const multipart = s.mode === 'driver' ? await w.multipart() : null;
       const parts = multipart?.presigned ? checkPresigned(s, etags) : checkParts(s, held, etags);
       await w.keepVersion();
@@ -242,10 +246,10 @@ export class UploadsService {
       // left to the background lost that race: 409 "already being finalized"). A database held for long gets the
       // release in the background, for up to 10 minutes.
       const me = this.lease.instanceId;
-      await this.repo.release(s.id, me).catch(() => void this.repo.release(s.id, me, 600_000).catch(() => undefined));
+      await this.repo.release(s, s.id, me).catch(() => void this.repo.release(s, s.id, me, 600_000).catch(() => undefined));
       throw e;
     }
-    await this.repo.markPublished(s.id, new Date().toISOString(), 600_000);
+    await this.repo.markPublished(s, s.id, new Date().toISOString(), 600_000);
     const fresh = (await w.statOrNull().catch(() => null)) ?? entry;
     return this.close(w, s, fa.ctx(origin, { audit: 'file.upload', created }), fresh);
   }
@@ -253,7 +257,7 @@ export class UploadsService {
   /** Discards the session and its staged parts. A session being finalized → `conflict`. */
   async abort(a: Actor, id: string): Promise<void> {
     const s = await this.session(a, id);
-    if (s.state !== 'open' || !(await this.repo.deleteOpen(s.id))) throw new AppError('conflict', { reason: 'the upload is being finalized' });
+    if (s.state !== 'open' || !(await this.repo.deleteOpen(s, s.id))) throw new AppError('conflict', { reason: 'the upload is being finalized' });
     await this.discard(s);
   }
 
@@ -297,25 +301,32 @@ export class UploadsService {
    * published are announced and closed; the others are closed when their target is whole, else opened
    * again. `everyone`: at a start with no other server on the database (always on SQLite, where the
    * data-dir lock says so; db/instances.repo.ts on PostgreSQL), every `finalizing` session is a crash's.
+   * Tenant by tenant, over every tenant.
    */
   async recover(o: { everyone?: boolean } = {}): Promise<{ finished: number; reopened: number }> {
-    const stale = (await this.repo.finalizing(o.everyone ? Infinity : Date.now())).map((s) => s.id);
-    const outcomes = await this.recoverSessions(stale, o.everyone);
+    const outcomes: Array<Published | 'reopened' | null> = [];
+    for (const t of await this.tenants.list()) {
+      const stale = (await this.repo.finalizing(t, o.everyone ? Infinity : Date.now())).map((s) => s.id);
+      outcomes.push(...(await this.recoverSessions(t, stale, o.everyone)));
+    }
     return { finished: outcomes.filter((r) => r && r !== 'reopened').length, reopened: outcomes.filter((r) => r === 'reopened').length };
   }
 
-  /** Takes over each session's passed finalize lease and resolves it; `null` for one that is live or someone else took. */
-  private async recoverSessions(ids: string[], everyone = false): Promise<Array<Published | 'reopened' | null>> {
+  /**
+   * Takes over each of the tenant's sessions' passed finalize lease and resolves it; `null` for one that is
+   * live or someone else took.
+   */
+  private async recoverSessions(t: TenantScope, ids: string[], everyone = false): Promise<Array<Published | 'reopened' | null>> {
     const me = this.lease.instanceId;
     const fa = this.files.forActor(systemActor('uploads.recover'));
     const out: Array<Published | 'reopened' | null> = [];
     for (const id of ids) {
-      const s = (await this.repo.takeOver(id, me, this.leaseEnd(), everyone ? Infinity : Date.now())) ? await this.repo.get(id) : undefined;
+      const s = (await this.repo.takeOver(t, id, me, this.leaseEnd(), everyone ? Infinity : Date.now())) ? await this.repo.get(t, id) : undefined;
       if (!s) {
         out.push(null);
         continue;
       }
-      const renewal = this.renewing(id);
+      const renewal = this.renewing(t, id);
       try {
         let w: StagedWrite | null = null;
         try {
@@ -327,11 +338,11 @@ export class UploadsService {
         const whole =
           at?.type === 'file' && at.size === s.size && (s.published_at || (s.mode === 'driver' && at.mtime >= Date.parse(s.created_at) - MTIME_SLACK_MS));
         if (w && at && whole) {
-          // The session row's tenant once upload_sessions is scoped (docs/tenants.md, "Status"), as in quotaOf.
-          const owner = await this.auth.repo.byId(DEFAULT_TENANT, s.owner_id);
+          // The owner is a person of the session's tenant.
+          const owner = await this.auth.repo.byId(s, s.owner_id);
           out.push(await this.close(w, s, { ...fa.ctx('upload', { audit: 'file.upload' }), actor: owner ? { id: owner.id, email: owner.email } : null }, at));
         } else {
-          await this.repo.release(s.id, me);
+          await this.repo.release(s, s.id, me);
           out.push('reopened');
         }
       } finally {
@@ -341,18 +352,23 @@ export class UploadsService {
     return out;
   }
 
-  /** Removes expired sessions with their staged data, and staged files no session owns. Returns how many went. */
+  /**
+   * Removes every tenant's expired sessions with their staged data, tenant by tenant, and staged files no
+   * session owns. Returns how many sessions went.
+   */
   async sweep(): Promise<number> {
     let n = 0;
     // Finalizes cut short on an instance that died: this instance looks once their lease passed.
     await this.recover();
-    for (const s of await this.repo.deleteExpired(new Date().toISOString(), Date.now())) {
-      await this.discard(s).catch(() => undefined);
-      n++;
+    for (const t of await this.tenants.list()) {
+      for (const s of await this.repo.deleteExpired(t, new Date().toISOString(), Date.now())) {
+        await this.discard(s).catch(() => undefined);
+        n++;
+      }
     }
-    // Files first, rows second: a file listed here was created after its row (init), so a live session's row is read.
+    // Files first, tenants and rows second: a file listed here was created after its row (init), so a live session's row is read.
     const present = await this.staged.present();
-    const live = await this.repo.allIds();
+    const live = await this.repo.allIds(await this.tenants.list());
     for (const id of present) if (!live.has(id)) await this.staged.remove(id);
     return n;
   }
@@ -360,7 +376,7 @@ export class UploadsService {
   /** Announces a published session's file, then forgets the session and its staging. */
   private async close(w: StagedWrite, s: SessionRow, ctx: WriteContext, entry: FileStat): Promise<Published> {
     const node = await w.announce(entry, ctx);
-    await this.repo.delete(s.id, 600_000);
+    await this.repo.delete(s, s.id, 600_000);
     if (s.mode === 'staged') await this.staged.remove(s.id);
     return this.published(s.storage_id, s.path, node);
   }
@@ -370,9 +386,9 @@ export class UploadsService {
   }
 
   /** Renews this instance's lease on a session's finalize every third of the lease until cleared. */
-  private renewing(id: string): NodeJS.Timeout {
+  private renewing(s: TenantScope, id: string): NodeJS.Timeout {
     const t = setInterval(
-      () => void this.repo.renew(id, this.lease.instanceId, this.leaseEnd()).catch(() => undefined),
+      () => void this.repo.renew(s, id, this.lease.instanceId, this.leaseEnd()).catch(() => undefined),
       Math.max(50, Math.floor(this.lease.leaseMs / 3)),
     );
     t.unref();
@@ -389,10 +405,14 @@ export class UploadsService {
     await (await this.files.forActor(systemActor('uploads.discard')).staged(placeOf(s), { ignoreReadOnly: true }).multipart())?.abort(s.handle!);
   }
 
-  /** The actor's live session; anyone else's, an unknown one, or a swept one is `not_found`; expired is `upload_expired`. */
+  /**
+   * The actor's live session, looked up in the owner's tenant; anyone else's, another tenant's, an unknown
+   * one, or a swept one is `not_found`; expired is `upload_expired`.
+   */
   private async session(a: Actor, id: string): Promise<SessionRow> {
-    const s = typeof id === 'string' && /^up_[A-Za-z0-9_-]{10,64}$/.test(id) ? await this.repo.get(id) : undefined;
-    if (!s || s.owner_id !== ownerOf(a)) throw new AppError('not_found', { reason: 'no such upload session' });
+    const owner = ownerOf(a);
+    const s = typeof id === 'string' && /^up_[A-Za-z0-9_-]{10,64}$/.test(id) ? await this.repo.get(owner, id) : undefined;
+    if (!s || s.owner_id !== owner.id) throw new AppError('not_found', { reason: 'no such upload session' });
     if (Date.parse(s.expires_at) < Date.now()) throw new AppError('upload_expired');
     return s;
   }
@@ -403,16 +423,16 @@ export class UploadsService {
   }
 
   /** The owner's quota and the bytes their files take; null without a quota. */
-  private async quotaOf(userId: number): Promise<{ quota: number; files: number } | null> {
-    const quota = (await this.auth.repo.byId(DEFAULT_TENANT, userId))?.quota_bytes;
+  private async quotaOf(owner: Principal): Promise<{ quota: number; files: number } | null> {
+    const quota = (await this.auth.repo.byId(owner, owner.id))?.quota_bytes;
     if (quota === null || quota === undefined || quota <= 0) return null;
-    return { quota, files: (await this.cat.nodes.usage({ ownerId: userId })).used_bytes };
+    return { quota, files: (await this.cat.nodes.usage({ ownerId: owner.id })).used_bytes };
   }
 
   /** Refuses `adding` bytes over the owner's quota (files and live sessions); returns the bytes still free (unbounded without a quota). */
-  private async checkQuota(userId: number, adding: number, q: { quota: number; files: number } | null): Promise<number> {
+  private async checkQuota(owner: Principal, adding: number, q: { quota: number; files: number } | null): Promise<number> {
     if (!q) return Number.MAX_SAFE_INTEGER;
-    const used = q.files + (await this.repo.inFlight(userId, new Date().toISOString()));
+    const used = q.files + (await this.repo.inFlight(owner, owner.id, new Date().toISOString()));
     if (used + adding > q.quota) throw overQuota(q.quota, used);
     return q.quota - used;
   }
@@ -427,10 +447,10 @@ export class UploadsService {
   }
 }
 
-/** The account an upload belongs to (a link's uploads belong to its creator). */
-function ownerOf(a: Actor): number {
+/** The account an upload belongs to (a link's uploads belong to its creator), and so its tenant. */
+function ownerOf(a: Actor): Principal {
   if (a.kind === 'system') throw new AppError('forbidden', { reason: 'system work does not upload' });
-  return a.principal.id;
+  return a.principal;
 }
 
 const overQuota = (quota: number, used: number) => new AppError('quota_exceeded', { quota, used }, { code: 'QUOTA_EXCEEDED', quota, used });

@@ -5,6 +5,7 @@
 import { loadConfig } from '../../server/config';
 import { startServer, type RunningServer, type StartOptions } from '../../server/main';
 import { createLogger } from '../../server/lib/log';
+import { createUploads, type UploadsService } from '../../server/uploads';
 import { tempDir } from './tools';
 import { databaseUrl } from './test-database';
 
@@ -104,3 +105,18 @@ export async function auditRows(s: TestServer, token: string, action: string, wa
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * Another instance's uploads service on the test server's database and staging folder (its own instance id
+ * and a 60 s lease), to run the hourly sweep or the recovery at start now.
+ */
+export const otherInstanceUploads = (s: TestServer, instanceId: string, maxChunkBytes = 1024 * 1024): UploadsService =>
+  createUploads({
+    db: s.server.db,
+    files: s.server.files,
+    catalogue: s.server.catalogue,
+    auth: s.server.auth,
+    stagingDir: s.server.dirs.staging,
+    limits: { maxUploadBytes: 0, maxChunkBytes, sessionTtlMs: 60_000 },
+    lease: { instanceId, leaseMs: 60_000 },
+  });

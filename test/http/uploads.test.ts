@@ -4,9 +4,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../helpers/server';
+import { otherInstanceUploads, startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
-import { createUploads } from '../../server/uploads';
 import { sqlRows, sqlValue } from '../helpers/sql';
 
 const MiB = 1024 * 1024;
@@ -310,16 +309,7 @@ describe('uploads', () => {
     assert.equal((await chunk(id, 1, Buffer.from('0123456789'))).status, 410);
     const staged = (await staging()).length;
     // The server sweeps hourly; a second service on the same database runs the same sweep now.
-    const uploads = createUploads({
-      db: s.server.db,
-      files: s.server.files,
-      catalogue: s.server.catalogue,
-      auth: s.server.auth,
-      stagingDir: s.server.dirs.staging,
-      limits: { maxUploadBytes: 0, maxChunkBytes: MiB, sessionTtlMs: 60_000 },
-      lease: { instanceId: 'sweeper', leaseMs: 60_000 },
-    });
-    assert.equal(await uploads.sweep(), 1);
+    assert.equal(await otherInstanceUploads(s, 'sweeper', MiB).sweep(), 1);
     assert.equal(await sqlValue(s.server.db, 'SELECT count(*) FROM upload_sessions WHERE id = ?', id), 0);
     assert.equal((await staging()).length, staged - 1);
   });

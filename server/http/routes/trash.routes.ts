@@ -42,9 +42,9 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
       .visible()
       .filter((s) => s.level !== 'viewer' && !s.storage.read_only)
       .map((s) => s.storage.id);
-  /** The item, when the caller may act on it; otherwise `not_found` (as if it did not exist). */
+  /** The item, when the caller may act on it (in their tenant); otherwise `not_found` (as if it did not exist). */
   const own = async (ctx: Ctx, id: number) => {
-    const row = await trash.byId(id);
+    const row = await trash.byId(me(ctx), id);
     if (!row || !editable(ctx).includes(row.storage_id)) throw new AppError('not_found', { id });
     return row;
   };
@@ -56,14 +56,14 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
       const s = d.catalogue.repo.byNameOrUid(me(ctx), o.storage);
       storages = s && storages.includes(s.id) ? [s.id] : [];
     }
-    ctx.body = await trash.list(storages, o.limit, o.offset);
+    ctx.body = await trash.list(me(ctx), storages, o.limit, o.offset);
   });
 
   r.post('/manager/restore', doc({ summary: 'Restore items from the trash (answers per item)', body: schemas.restore }), async (ctx) => {
     const b = await body(ctx, schemas.restore);
     if ('id' in b) {
       await own(ctx, b.id);
-      ctx.body = { restored: [await trash.restore(b.id, actorOf(ctx), reqMeta(ctx))], failed: [] };
+      ctx.body = { restored: [await trash.restore(me(ctx), b.id, actorOf(ctx), reqMeta(ctx))], failed: [] };
       return;
     }
     const restored = [];
@@ -71,7 +71,7 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
     for (const id of b.ids) {
       try {
         await own(ctx, id);
-        restored.push(await trash.restore(id, actorOf(ctx), reqMeta(ctx)));
+        restored.push(await trash.restore(me(ctx), id, actorOf(ctx), reqMeta(ctx)));
       } catch (e) {
         failed.push({ id, error: isAppError(e) ? e.code : 'internal' });
       }
@@ -81,13 +81,13 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
 
   r.post('/trash/purge', doc({ summary: 'Delete trashed items for good (answers per item)', body: schemas.purge }), async (ctx) => {
     const b = await body(ctx, schemas.purge);
-    const list = 'all' in b ? (await trash.list(editable(ctx), 100_000)).items.map((i) => i.id) : b.ids;
+    const list = 'all' in b ? (await trash.list(me(ctx), editable(ctx), 100_000)).items.map((i) => i.id) : b.ids;
     const purged: number[] = [];
     const failed: Array<{ id: number; error: string }> = [];
     for (const id of list) {
       try {
         await own(ctx, id);
-        await trash.purge(id);
+        await trash.purge(me(ctx), id);
         purged.push(id);
       } catch (e) {
         failed.push({ id, error: isAppError(e) ? e.code : 'internal' });
@@ -100,7 +100,7 @@ export function trashRoutes(d: { protection: Protection; catalogue: Catalogue; f
     const b = await body(ctx, schemas.same);
     const files =
       'entries' in b ? b.entries.map((path) => d.files.forActor(actor(ctx)).target(path)).map((x) => ({ storageId: x.storage.id, rel: x.rel })) : undefined;
-    ctx.body = { items: await trash.same(editable(ctx), { sha256: 'sha256' in b ? b.sha256 : undefined, files }) };
+    ctx.body = { items: await trash.same(me(ctx), editable(ctx), { sha256: 'sha256' in b ? b.sha256 : undefined, files }) };
   });
   return r;
 }

@@ -32,7 +32,7 @@ export function versionsRoutes(d: { protection: Protection; files: FileService; 
     const { path } = validate(listQuery, ctx.query);
     const res = d.files.forActor(actor(ctx)).target(path);
     if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
-    ctx.body = { path, versions: await d.protection.versions.list(res.storage.id, res.rel) };
+    ctx.body = { path, versions: await d.protection.versions.list(res.storage, res.rel) };
   });
 
   r.get(
@@ -42,7 +42,7 @@ export function versionsRoutes(d: { protection: Protection; files: FileService; 
       const input = validate(rawQuery, ctx.query);
       const res = d.files.forActor(actor(ctx)).target(input.path);
       if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
-      const f = await d.protection.versions.open(res.storage.id, res.rel, input.id);
+      const f = await d.protection.versions.open(res.storage, res.rel, input.id);
       // Shown in a tab of its own: an old HTML or SVG version must not run as this origin.
       if (input.inline && f.mime !== 'application/pdf') ctx.set('Content-Security-Policy', VIEW_SANDBOX);
       await serveFile(ctx, f, { inline: !!input.inline, cacheControl: 'private, no-cache', conditional: true, ranges: 'multi' });
@@ -53,7 +53,7 @@ export function versionsRoutes(d: { protection: Protection; files: FileService; 
     const b = validate(restoreBody, await readObject(ctx, d.maxJsonBytes));
     const res = d.files.forActor(actor(ctx)).target(b.path, 'editor');
     if (res.rel === '') throw new AppError('bad_path', {}, { reason: 'a file is required' });
-    const node = await d.protection.versions.restore(res.storage.id, res.rel, b.id, actorOf(ctx), reqMeta(ctx));
+    const node = await d.protection.versions.restore(res.storage, res.rel, b.id, actorOf(ctx), reqMeta(ctx));
     ctx.body = { ok: true, entry: presentNode(node, res.level) };
   });
   return r;
