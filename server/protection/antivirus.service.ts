@@ -19,7 +19,6 @@ import { ClamdScanner, ClamscanScanner, type Probe, type Scanner } from './clama
 import { SCAN_JOB, type ScanPayload, type ScanPolicy } from './scan-policy';
 import type { TrashService } from './trash.service';
 import { AvScansRepo, type AvScanRow } from './av-scans.repo';
-import { storageTenant } from './storage-tenant';
 
 export const AV_MODES = ['binary', 'daemon'] as const;
 
@@ -81,11 +80,6 @@ export class Antivirus {
   /** Queues a scan of one file (see ScanPolicy.enqueue). */
   enqueue(storageId: number, rel: string, o: { priority?: number; delayMs?: number; key: string }): Promise<string | null> {
     return this.o.policy.enqueue(storageId, rel, o);
-  }
-
-  /** The last recorded outcome of a path, or undefined when it was never scanned; a storage that is gone → `not_found`. */
-  outcome(storageId: number, rel: string): ReturnType<AvScansRepo['outcome']> {
-    return this.scans.outcome(storageTenant(this.o.catalogue, storageId), storageId, rel);
   }
 
   /** The status half of the admin view, with a live probe of the configured engine. */
