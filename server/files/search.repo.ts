@@ -83,11 +83,12 @@ export class SearchRepo {
     // Typed: a VALUES row of bare parameters is text on PostgreSQL.
     const lv = scope.storages.map((_, i) => `(CAST(@sid${i} AS BIGINT), CAST(@perm${i} AS TEXT), CAST(@sname${i} AS TEXT))`).join(',');
     scope.storages.forEach((x, i) => Object.assign(args, { [`sid${i}`]: x.id, [`perm${i}`]: x.level, [`sname${i}`]: x.name }));
-    // SQLite with a text match: the FTS hits must drive (rowid lookups); offered the storage's index, the planner
-    // walked every node of the storage against the hit list (280 ms of CPU a search at 1,000,000 files, against
-    // ~1 ms; docs/benchmarks.md). The unary + keeps the join off that index.
-    const sid = this.db.dialect !== 'postgres' && 'q' in args ? '+n.storage_id' : 'n.storage_id';
-    const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM ${nodes} JOIN lv ON lv.lv_sid = ${sid}%JOIN% WHERE ${where.join(' AND ')}`;
+    // SQLite with a text match: the FTS hits must drive, each looked up by its id in `nodes_search_keys` (storage,
+    // type, sort key and path of the live rows beside the id: the whole rows of ~3,000 hits cost twice the pages).
+    // Left to choose, the planner looked the hits up in the table, or walked every node of the storage against
+    // the hit list through its listing index (280 ms of CPU a search at 1,000,000 files; docs/benchmarks.md).
+    const keyed = this.db.dialect !== 'postgres' && 'q' in args ? ' INDEXED BY nodes_search_keys' : '';
+    const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM ${nodes}${keyed} JOIN lv ON lv.lv_sid = n.storage_id%JOIN% WHERE ${where.join(' AND ')}`;
     return { from, args };
   }
 
@@ -141,15 +142,16 @@ export class SearchRepo {
 }
 
 /**
- * The search's one statement: the match runs once; the window count is taken over every hit before the LIMIT,
- * and the entry JSON is built only for the page's rows, from the rows the hits carry (no second lookup). Built
- * in the sorted subquery, SQLite made the JSON of every hit before its sort kept a page of them.
+ * The search's one statement: the match runs once; the window count is taken over every hit before the LIMIT.
+ * The hits carry only their sort key (all SQLite's index on them holds), and the page's rows alone are read
+ * whole from `nodes`, for their entry JSON: SQLite made the JSON of every hit when the sorted subquery built it.
  */
 export function searchSql(dialect: Db['dialect'], from: string, locks: boolean): string {
-  const hits = from.replace('%COLS%', 'n.*, lv.lv_perm AS h_perm, lv.lv_name AS h_storage, count(*) OVER () AS h_total').replace('%JOIN%', '');
-  const entry = entryJsonSql(dialect, locks).replace(/@perm/g, 'n.h_perm');
-  return `SELECT ${entry}, n.h_storage, n.path, n.id, n.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) n${locks ? lockJoin('n') : ''}
-  ORDER BY n.type, n.sort_key, n.id`;
+  const keys = 'n.id AS h_id, n.type AS h_type, n.sort_key AS h_key, lv.lv_perm AS h_perm, lv.lv_name AS h_storage, count(*) OVER () AS h_total';
+  const hits = from.replace('%COLS%', keys).replace('%JOIN%', '');
+  const entry = entryJsonSql(dialect, locks).replace(/@perm/g, 'h.h_perm');
+  return `SELECT ${entry}, h.h_storage, n.path, n.id, h.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) h
+  JOIN nodes n ON n.id = h.h_id${locks ? lockJoin('n') : ''} ORDER BY h.h_type, h.h_key, h.h_id`;
 }
 
 /** PostgreSQL: the term (a parameter) in the row's name or in its stored text or metadata. */
