@@ -107,16 +107,23 @@ export class SearchRepo {
     });
     let nodes = 'nodes n';
     if (pg) {
-      // Substring search on pg_trgm GIN indexes: case-free, like FTS5's trigram phrase. The first (longest)
-      // term picks the rows: names on `nodes` itself (nodes_name_trgm), texts and metadata from search_fts, each node by its
-      // key (the OFFSET 0 fence keeps the lateral lookup: on a misestimate the planner hashed the hits against
-      // a scan of all of `nodes`), minus name hits. Further terms and exclusions are checked on those rows.
-      const m = "ILIKE @like ESCAPE '\\'";
-      if (long.length)
-        nodes = `(SELECT * FROM nodes WHERE name ${m} UNION ALL SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) b WHERE (f.body ${m} OR f.meta ${m}) AND b.name NOT ${m}) n`;
+      // Substring search on pg_trgm GIN indexes: case-free, like FTS5's trigram phrase. The rows come from one
+      // branch each, so none comes twice: the first term found in its name (names on `nodes` itself,
+      // nodes_name_trgm), else every term found in its text or metadata (search_fts, every term's index
+      // scan, so PostgreSQL drives by the rarest: a common and a rare word 726 -> 36-54 ms;
+      // docs/benchmarks.md), each node by its key (the OFFSET 0 fence keeps the lateral lookup: on a
+      // misestimate the planner hashed the hits against a scan of all of `nodes`). Every term is then checked
+      // on those rows when there are several (a name branch's other terms may be in the text), and the exclusions.
+      const terms = long.map((_, i) => (i === 0 ? '@like' : `@l${i}`));
+      const has = (col: string, p: string) => `${col} ILIKE ${p} ESCAPE '\\'`;
+      const lacks = (col: string, ps: string[]) => ps.map((p) => `${col} NOT ILIKE ${p} ESCAPE '\\'`);
+      const byName = terms.map((p, i) => `SELECT * FROM nodes WHERE ${[has('name', p), ...lacks('name', terms.slice(0, i))].join(' AND ')}`);
+      const inText = terms.map((p) => `(${has('f.body', p)} OR ${has('f.meta', p)})`);
+      const byText = `SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) b WHERE ${[...inText, ...lacks('b.name', terms)].join(' AND ')}`;
+      if (long.length) nodes = `(${[...byName, byText].join(' UNION ALL ')}) n`;
       long.forEach((t, i) => {
         args[i === 0 ? 'like' : `l${i}`] = like(t);
-        if (i > 0) where.push(`(${inNameOrText(`@l${i}`)})`);
+        if (long.length > 1) where.push(`(${inNameOrText(terms[i])})`);
       });
       query.none.forEach((t, i) => {
         args[`x${i}`] = like(t);
