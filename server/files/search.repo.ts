@@ -83,11 +83,12 @@ export class SearchRepo {
     // Typed: a VALUES row of bare parameters is text on PostgreSQL.
     const lv = scope.storages.map((_, i) => `(CAST(@sid${i} AS BIGINT), CAST(@perm${i} AS TEXT), CAST(@sname${i} AS TEXT))`).join(',');
     scope.storages.forEach((x, i) => Object.assign(args, { [`sid${i}`]: x.id, [`perm${i}`]: x.level, [`sname${i}`]: x.name }));
-    // SQLite with a text match: the FTS hits must drive (rowid lookups); offered the storage's index, the planner
-    // walked every node of the storage against the hit list (280 ms of CPU a search at 1,000,000 files, against
-    // ~1 ms; docs/benchmarks.md). The unary + keeps the join off that index.
-    const sid = this.db.dialect !== 'postgres' && 'q' in args ? '+n.storage_id' : 'n.storage_id';
-    const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM ${nodes} JOIN lv ON lv.lv_sid = ${sid}%JOIN% WHERE ${where.join(' AND ')}`;
+    // SQLite with a text match: the FTS hits must drive, each looked up by its id in `nodes_search_keys` (storage,
+    // type, sort key and path of the live rows beside the id: the whole rows of ~3,000 hits cost twice the pages).
+    // Left to choose, the planner looked the hits up in the table, or walked every node of the storage against
+    // the hit list through its listing index (280 ms of CPU a search at 1,000,000 files; docs/benchmarks.md).
+    const keyed = this.db.dialect !== 'postgres' && 'q' in args ? ' INDEXED BY nodes_search_keys' : '';
+    const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM ${nodes}${keyed} JOIN lv ON lv.lv_sid = n.storage_id%JOIN% WHERE ${where.join(' AND ')}`;
     return { from, args };
   }
 
@@ -106,16 +107,23 @@ export class SearchRepo {
     });
     let nodes = 'nodes n';
     if (pg) {
-      // Substring search on pg_trgm GIN indexes: case-free, like FTS5's trigram phrase. The first (longest)
-      // term picks the rows: names on `nodes` itself (nodes_name_trgm), texts and metadata from search_fts, each node by its
-      // key (the OFFSET 0 fence keeps the lateral lookup: on a misestimate the planner hashed the hits against
-      // a scan of all of `nodes`), minus name hits. Further terms and exclusions are checked on those rows.
-      const m = "ILIKE @like ESCAPE '\\'";
-      if (long.length)
-        nodes = `(SELECT * FROM nodes WHERE name ${m} UNION ALL SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) b WHERE (f.body ${m} OR f.meta ${m}) AND b.name NOT ${m}) n`;
+      // Substring search on pg_trgm GIN indexes: case-free, like FTS5's trigram phrase. The rows come from one
+      // branch each, so none comes twice: the first term found in its name (names on `nodes` itself,
+      // nodes_name_trgm), else every term found in its text or metadata (search_fts, every term's index
+      // scan, so PostgreSQL drives by the rarest: a common and a rare word 726 -> 36-54 ms;
+      // docs/benchmarks.md), each node by its key (the OFFSET 0 fence keeps the lateral lookup: on a
+      // misestimate the planner hashed the hits against a scan of all of `nodes`). Every term is then checked
+      // on those rows when there are several (a name branch's other terms may be in the text), and the exclusions.
+      const terms = long.map((_, i) => (i === 0 ? '@like' : `@l${i}`));
+      const has = (col: string, p: string) => `${col} ILIKE ${p} ESCAPE '\\'`;
+      const lacks = (col: string, ps: string[]) => ps.map((p) => `${col} NOT ILIKE ${p} ESCAPE '\\'`);
+      const byName = terms.map((p, i) => `SELECT * FROM nodes WHERE ${[has('name', p), ...lacks('name', terms.slice(0, i))].join(' AND ')}`);
+      const inText = terms.map((p) => `(${has('f.body', p)} OR ${has('f.meta', p)})`);
+      const byText = `SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) b WHERE ${[...inText, ...lacks('b.name', terms)].join(' AND ')}`;
+      if (long.length) nodes = `(${[...byName, byText].join(' UNION ALL ')}) n`;
       long.forEach((t, i) => {
         args[i === 0 ? 'like' : `l${i}`] = like(t);
-        if (i > 0) where.push(`(${inNameOrText(`@l${i}`)})`);
+        if (long.length > 1) where.push(`(${inNameOrText(terms[i])})`);
       });
       query.none.forEach((t, i) => {
         args[`x${i}`] = like(t);
@@ -141,15 +149,16 @@ export class SearchRepo {
 }
 
 /**
- * The search's one statement: the match runs once; the window count is taken over every hit before the LIMIT,
- * and the entry JSON is built only for the page's rows, from the rows the hits carry (no second lookup). Built
- * in the sorted subquery, SQLite made the JSON of every hit before its sort kept a page of them.
+ * The search's one statement: the match runs once; the window count is taken over every hit before the LIMIT.
+ * The hits carry only their sort key (all SQLite's index on them holds), and the page's rows alone are read
+ * whole from `nodes`, for their entry JSON: SQLite made the JSON of every hit when the sorted subquery built it.
  */
 export function searchSql(dialect: Db['dialect'], from: string, locks: boolean): string {
-  const hits = from.replace('%COLS%', 'n.*, lv.lv_perm AS h_perm, lv.lv_name AS h_storage, count(*) OVER () AS h_total').replace('%JOIN%', '');
-  const entry = entryJsonSql(dialect, locks).replace(/@perm/g, 'n.h_perm');
-  return `SELECT ${entry}, n.h_storage, n.path, n.id, n.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) n${locks ? lockJoin('n') : ''}
-  ORDER BY n.type, n.sort_key, n.id`;
+  const keys = 'n.id AS h_id, n.type AS h_type, n.sort_key AS h_key, lv.lv_perm AS h_perm, lv.lv_name AS h_storage, count(*) OVER () AS h_total';
+  const hits = from.replace('%COLS%', keys).replace('%JOIN%', '');
+  const entry = entryJsonSql(dialect, locks).replace(/@perm/g, 'h.h_perm');
+  return `SELECT ${entry}, h.h_storage, n.path, n.id, h.h_total FROM (${hits} ORDER BY n.type, n.sort_key, n.id LIMIT @limit) h
+  JOIN nodes n ON n.id = h.h_id${locks ? lockJoin('n') : ''} ORDER BY h.h_type, h.h_key, h.h_id`;
 }
 
 /** PostgreSQL: the term (a parameter) in the row's name or in its stored text or metadata. */

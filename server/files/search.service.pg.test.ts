@@ -90,6 +90,8 @@ describe('search on the pool (PostgreSQL)', { skip: skip ?? false }, () => {
     ['a short query and filters', both, { q: 'un', ext: ['pdf'], min_size: 1, limit: 5 }],
     ['metadata hits beside a body hit', both, { q: 'istanbul', limit: 10 }],
     ['a term in the metadata, one in the name', both, { q: 'nikon img_', limit: 10 }],
+    ['the longest term in the text only, the other in the name only', both, { q: 'quarterly notes', limit: 10 }],
+    ['two terms in the text, one in the name', both, { q: 'quarterly late notes', limit: 10 }],
     ['a metadata exclusion', both, { q: 'istanbul -canon', limit: 10 }],
     ['an artist', both, { q: 'Müren', limit: 10 }],
     ['taken from, alone', both, { q: '', taken_from: Date.parse('2010-01-01'), limit: 10 }],
