@@ -7,7 +7,7 @@
 import type { Db, Tx, Unit, UnitOptions } from '../db';
 import type { StorageDriver, WalkEntry } from '../storage';
 import { AppError, isAppError } from '../errors';
-import { isInternalName, baseName, joinRel, parentRel } from '../lib/paths';
+import { isInternalName, isInternalPath, baseName, joinRel, parentRel } from '../lib/paths';
 import { NodesRepo } from './nodes.repo';
 import { SyncRunsRepo } from './sync-runs.repo';
 import { SyncNodesRepo, type Existing, type NewNode } from './sync.repo';
@@ -198,7 +198,7 @@ export class SyncEngine {
     signal?: AbortSignal,
   ): AsyncGenerator<WalkEntry> {
     if (driver.walk) {
-      for await (const e of driver.walk('', signal)) if (!e.path.split('/').some(isInternalName)) yield e;
+      for await (const e of driver.walk('', signal)) if (!isInternalPath(e.path)) yield e;
       return;
     }
     const queue = [''];
