@@ -274,14 +274,13 @@ export class SyncEngine {
     // Decided inside the unit: an entry the write gate removed (or moved away) after the listing saw it stays gone.
     const removed = yield* this.nodes.removalsSinceIn(t, storageId, listedAt);
     const fresh = batch.filter((e) => existing.has(e.path) || !removed(e.path));
-    const inserted =
-      this.db.dialect === 'postgres' ? yield* this.rows.insertManyIn(t, storageId, fresh.filter((e) => !existing.has(e.path)).map(newRow), now) : null;
+    const news = new Map(fresh.filter((e) => !existing.has(e.path)).map((e) => [e.path, newRow(e)]));
+    const inserted = yield* this.rows.insertManyIn(t, storageId, [...news.values()], now);
     for (const e of fresh) {
       const row = existing.get(e.path);
       if (!row) {
-        const n = newRow(e);
-        const { mime, mtime } = n;
-        const id = inserted ? inserted.get(e.path) : yield* this.rows.insertOneIn(t, storageId, n, now);
+        const { mime, mtime } = news.get(e.path)!;
+        const id = inserted.get(e.path);
         if (id === undefined) {
           // The write gate catalogued it after this batch read the folder's rows: its row is the fresher one.
           out.seen.push((yield* this.rows.rowIn(t, storageId, e.path))!.id);
