@@ -132,7 +132,12 @@ export class SyncNodesRepo {
     }
     let i = 0;
     for (; i + SQLITE_CHUNK <= rows.length; i += SQLITE_CHUNK)
-      took(yield* t.sql<{ id: number; path: string }>(Q.insertChunk, rows.slice(i, i + SQLITE_CHUNK).flatMap((r) => values(storageId, r, now))));
+      took(
+        yield* t.sql<{ id: number; path: string }>(
+          Q.insertChunk,
+          rows.slice(i, i + SQLITE_CHUNK).flatMap((r) => values(storageId, r, now)),
+        ),
+      );
     for (; i < rows.length; i++) took(yield* t.sql<{ id: number; path: string }>(Q.insert, values(storageId, rows[i], now)));
     return ids;
   }

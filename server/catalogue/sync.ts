@@ -240,14 +240,7 @@ export class SyncEngine {
    * Diffs one batch against the catalogue and writes the differences in one unit of work. `existing`: the rows
    * of the batch's folders (none at all on a first sync).
    */
-  private async apply(
-    storageId: number,
-    batch: WalkEntry[],
-    seen: IdSet,
-    counts: SyncCounts,
-    listedAt: string,
-    existing: RowsByPath,
-  ): Promise<void> {
+  private async apply(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, listedAt: string, existing: RowsByPath): Promise<void> {
     if (batch.length === 0) return;
     // A batch that neither adds nor changes a row needs no unit of work (a re-sync of an unchanged tree takes
     // no write lock at all). A row removed since it was read still counts as seen: the delete pass asks
