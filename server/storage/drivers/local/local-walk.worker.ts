@@ -9,7 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { closeSync, existsSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { isInternalName, MAX_PATH_CHARS } from '../../../lib/paths';
 import { lowerThisThread } from '../../../lib/proc-cpu';
 import type { WalkEntry } from '../../types';
@@ -20,8 +20,6 @@ const { rootReal, start } = workerData as { rootReal: string; start: string };
 // A walk is background work (sync): this thread yields the cores to requests.
 lowerThisThread();
 const inside = (real: string) => real === rootReal || real.startsWith(rootReal + sep);
-/** A stat of an entry that went away since the folder was read is undefined (one options object for a million calls). */
-const IF_THERE = { throwIfNoEntry: false } as const;
 
 /** Linux's PATH_MAX (bytes, with the final NUL): a longer path fails with ENAMETOOLONG. */
 const PATH_MAX = 4096;
@@ -79,12 +77,10 @@ function* walk(): Generator<WalkEntry> {
     // Held (refs) by this loop and by each sub-folder it pushes.
     const own = Buffer.byteLength(abs) + 1 + NAME_MAX >= PATH_MAX ? hold(abs) : undefined;
     const base = own ? `/proc/self/fd/${own.fd}` : abs;
-    // Concatenated, not path.join: the names are single segments, and join's normalising cost a tenth of the walk.
-    const prefix = base.endsWith(sep) ? base : base + sep;
     const through = own ?? via;
     for (const d of dirents) {
       if (isInternalName(d.name)) continue;
-      const p = prefix + d.name;
+      const p = join(base, d.name);
       const path = rel === '' ? d.name : `${rel}/${d.name}`;
       if (path.length > MAX_PATH_CHARS) continue;
       if (d.isSymbolicLink()) {
@@ -95,13 +91,13 @@ function* walk(): Generator<WalkEntry> {
           continue;
         }
         if (!inside(real)) continue;
-        const st = statSync(p, IF_THERE);
+        const st = statSync(p, { throwIfNoEntry: false });
         if (st?.isDirectory()) {
           if (enteredLinks.has(real)) continue;
           enteredLinks.add(real);
         }
       }
-      const st = statSync(p, IF_THERE);
+      const st = statSync(p, { throwIfNoEntry: false });
       if (!st) continue;
       if (st.isDirectory()) {
         yield { path, name: d.name, type: 'dir', size: 0, mtime: Math.floor(st.mtimeMs) };
