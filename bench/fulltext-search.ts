@@ -68,16 +68,12 @@ async function seed(s: TestServer, token: string, dir: string): Promise<string> 
   const storageId = s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Big')!.id;
   const db = s.server.db;
   const nodes = new SyncNodesRepo(db);
-  const pg = db.dialect === 'postgres';
   const now = new Date().toISOString();
   const mtime = Date.now();
   const rows: NewNode[] = [];
   const flush = async () => {
     const batch = rows.splice(0);
-    await nodes.write(function* (t) {
-      if (pg) yield* nodes.insertManyIn(t, storageId, batch, now);
-      else for (const r of batch) yield* nodes.insertOneIn(t, storageId, r, now);
-    }, 30_000);
+    await nodes.write((t) => nodes.insertManyIn(t, storageId, batch, now), 30_000);
   };
   for (let i = 0; i < FILES; i++) {
     const d = Math.floor(i / PER_DIR);

@@ -7,7 +7,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, mkdirSync, openSync, readdirSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, rmdirSync, rmSync, unlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, openPostgresDatabase, type Db } from '../db';
 import type { StorageDriver } from '../storage';
@@ -135,6 +135,25 @@ function suite(name: string, open: () => Promise<Db>, close: () => Promise<void>
       const disk = at(root, () => diskCounts());
       assert.deepEqual(await m.check(), { orphans: 0, ...disk });
       assert.equal((await m.sync()).removed, 0, 'converged in one run');
+    });
+
+    test('a re-sync of a folder larger than a batch, read once for all its batches, sees every change in each', async () => {
+      const root = join(tmp.dir, 'wide');
+      for (const d of ['a', 'big', 'z']) mkdirSync(join(root, d), { recursive: true });
+      for (let f = 0; f < 2500; f++) touch(join(root, 'big', `f${f}`));
+      for (let f = 0; f < 10; f++) for (const d of ['a', 'z']) touch(join(root, d, `f${f}`));
+      const m = await mount(root);
+      await m.sync();
+      await new Promise((r) => setTimeout(r, 5)); // the rows are older than the next run
+      const later = new Date(Date.now() + 60_000);
+      for (const f of [5, 1500, 2499]) utimesSync(join(root, 'big', `f${f}`), later, later);
+      rmSync(join(root, 'big', 'f1200'));
+      for (let f = 0; f < 10; f++) touch(join(root, 'big', `new${f}`));
+      touch(join(root, 'z', 'new'));
+      const run = await m.sync();
+      assert.deepEqual([run.added, run.updated, run.removed], [11, 3, 1]);
+      assert.deepEqual(await m.check(), { orphans: 0, ...at(root, () => diskCounts()) });
+      assert.deepEqual([(await m.sync()).added, (await m.sync()).updated], [0, 0], 'converged');
     });
 
     test('the delete pass still runs when a row the run saw was removed during it', async () => {

@@ -24,16 +24,35 @@ export interface NewNode {
   mtime: number;
 }
 
-/** PostgreSQL's batch insert: one array per column (`insertMany`). */
+/** The parameters of one new row in `Q.insert`'s order. */
+const values = (storageId: number, n: NewNode, now: string): unknown[] => [
+  storageId,
+  parentRel(n.e.path),
+  n.name,
+  n.e.path,
+  n.e.type,
+  n.e.type === 'dir' ? 0 : n.e.size,
+  n.mtime,
+  n.e.etag ?? null,
+  n.mime,
+  sortKey(n.name),
+  now,
+];
+
+/** PostgreSQL's batch insert: one array per column (`insertManyIn`). */
 const BULK_INSERT = `INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
   SELECT CAST(? AS BIGINT), d, n, p, t, sz, mt, et, mi, sk, CAST(? AS TEXT)
   FROM unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]))
     AS u(d, n, p, t, sz, mt, et, mi, sk)
   ON CONFLICT (storage_id, path) DO NOTHING RETURNING id, path`;
 
+/** SQLite: new rows a statement in a batch insert (11 parameters each). */
+const SQLITE_CHUNK = 50;
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT = 'INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at) VALUES';
 const Q = {
-  insert: `INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (storage_id, path) DO NOTHING RETURNING id`,
+  insert: `${INSERT} ${ROW} ON CONFLICT (storage_id, path) DO NOTHING RETURNING id, path`,
+  insertChunk: `${INSERT} ${Array(SQLITE_CHUNK).fill(ROW).join(', ')} ON CONFLICT (storage_id, path) DO NOTHING RETURNING id, path`,
   update: 'UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?',
   count: 'SELECT count(*) AS n FROM nodes WHERE storage_id = ?',
   ids: 'SELECT id, path, dir, type FROM nodes WHERE storage_id = ? AND path > ? ORDER BY path LIMIT 5000',
@@ -81,47 +100,45 @@ export class SyncNodesRepo {
     return this.db.async.sql(Q.ids, [storageId, after]);
   }
 
-  /** One new row (SQLite: in-process, cheap); its id, or undefined when the row exists already. */
-  *insertOneIn(t: Tx, storageId: number, n: NewNode, now: string): Unit<number | undefined> {
-    const { e } = n;
-    const got = yield* t.sql<{ id: number }>(Q.insert, [
-      storageId,
-      parentRel(e.path),
-      n.name,
-      e.path,
-      e.type,
-      e.type === 'dir' ? 0 : e.size,
-      n.mtime,
-      e.etag ?? null,
-      n.mime,
-      sortKey(n.name),
-      now,
-    ]);
-    return got.length ? Number(got[0].id) : undefined;
-  }
-
   /**
-   * PostgreSQL: a batch's new rows in one statement, ids by path (rows that exist already are absent).
-   * Row by row each costs a round trip to the server: 2.9x SQLite's first sync.
+   * A batch's new rows, ids by path (rows that exist already are absent). PostgreSQL: one statement (row by row
+   * each cost a round trip: 2.9x SQLite's first sync). SQLite: SQLITE_CHUNK rows a statement, the rest one by
+   * one; a statement a row was 40 % of a first sync's main thread, and a chunk halves that cost.
    */
   *insertManyIn(t: Tx, storageId: number, rows: NewNode[], now: string): Unit<Map<string, number>> {
     const ids = new Map<string, number>();
     if (!rows.length) return ids;
-    const col = <T>(f: (r: NewNode) => T) => rows.map(f);
-    const got = yield* t.sql<{ id: number; path: string }>(BULK_INSERT, [
-      storageId,
-      now,
-      col((r) => parentRel(r.e.path)),
-      col((r) => r.name),
-      col((r) => r.e.path),
-      col((r) => r.e.type),
-      col((r) => (r.e.type === 'dir' ? 0 : r.e.size)),
-      col((r) => r.mtime),
-      col((r) => r.e.etag ?? null),
-      col((r) => r.mime),
-      col((r) => sortKey(r.name)),
-    ]);
-    for (const r of got) ids.set(r.path, Number(r.id));
+    const took = (got: Array<{ id: number; path: string }>) => {
+      for (const r of got) ids.set(r.path, Number(r.id));
+    };
+    if (this.db.dialect === 'postgres') {
+      const col = <T>(f: (r: NewNode) => T) => rows.map(f);
+      took(
+        yield* t.sql<{ id: number; path: string }>(BULK_INSERT, [
+          storageId,
+          now,
+          col((r) => parentRel(r.e.path)),
+          col((r) => r.name),
+          col((r) => r.e.path),
+          col((r) => r.e.type),
+          col((r) => (r.e.type === 'dir' ? 0 : r.e.size)),
+          col((r) => r.mtime),
+          col((r) => r.e.etag ?? null),
+          col((r) => r.mime),
+          col((r) => sortKey(r.name)),
+        ]),
+      );
+      return ids;
+    }
+    let i = 0;
+    for (; i + SQLITE_CHUNK <= rows.length; i += SQLITE_CHUNK)
+      took(
+        yield* t.sql<{ id: number; path: string }>(
+          Q.insertChunk,
+          rows.slice(i, i + SQLITE_CHUNK).flatMap((r) => values(storageId, r, now)),
+        ),
+      );
+    for (; i < rows.length; i++) took(yield* t.sql<{ id: number; path: string }>(Q.insert, values(storageId, rows[i], now)));
     return ids;
   }
 

@@ -7,12 +7,13 @@
 import type { Db, Tx, Unit, UnitOptions } from '../db';
 import type { StorageDriver, WalkEntry } from '../storage';
 import { AppError, isAppError } from '../errors';
-import { isInternalName, baseName, joinRel, parentRel } from '../lib/paths';
+import { isInternalName, isInternalPath, baseName, joinRel, parentRel } from '../lib/paths';
 import { NodesRepo } from './nodes.repo';
 import { SyncRunsRepo } from './sync-runs.repo';
 import { SyncNodesRepo, type Existing, type NewNode } from './sync.repo';
 import { mimeOf } from './mime';
 import { FolderTurns } from './folder-turns';
+import { NO_ROWS, WalkRows, type RowsByPath } from './walk-rows';
 
 const BATCH = 1000;
 /** How long a batch waits (off the event loop) for a database held by another program before the run fails. */
@@ -72,8 +73,6 @@ class IdSet {
   }
 }
 
-/** The rows of a first sync's batches: an empty catalogue has none to read. */
-const NONE: ReadonlyMap<string, Existing> = new Map();
 const yieldLoop = () => new Promise<void>((r) => setImmediate(r));
 const changed = (row: Existing, e: WalkEntry) =>
   row.type !== e.type || (e.type === 'file' && (e.etag && row.etag ? e.etag !== row.etag : row.size !== e.size || row.mtime !== Math.round(e.mtime)));
@@ -108,18 +107,21 @@ export class SyncEngine {
     try {
       const root = await driver.stat('');
       if (root.type !== 'dir') throw new AppError('storage_unavailable', { reason: 'the storage root is not a folder' });
-      const known = prevCount === 0 ? NONE : undefined;
+      // An empty catalogue has no rows to read (a first sync).
+      const catalogued = prevCount === 0 ? null : new WalkRows((dirs) => this.rows.dirRows(storageId, dirs));
+      const applyBatch = (batch: WalkEntry[]) =>
+        this.inTurnsOf(storageId, batch, async () => this.apply(storageId, batch, seen, counts, startedAt, catalogued ? await catalogued.of(batch) : NO_ROWS));
       let batch: WalkEntry[] = [];
       for await (const e of this.entries(driver, storageId, runId, counts, failedDirs, signal)) {
         batch.push(e);
         if (batch.length >= BATCH) {
-          await this.inTurnsOf(storageId, batch, () => this.apply(storageId, batch, seen, counts, startedAt, known));
+          await applyBatch(batch);
           batch = [];
           await yieldLoop();
           signal?.throwIfAborted();
         }
       }
-      await this.inTurnsOf(storageId, batch, () => this.apply(storageId, batch, seen, counts, startedAt, known));
+      await applyBatch(batch);
     } catch (e) {
       await this.recordError(runId, '', e);
       counts.errors++;
@@ -196,7 +198,7 @@ export class SyncEngine {
     signal?: AbortSignal,
   ): AsyncGenerator<WalkEntry> {
     if (driver.walk) {
-      for await (const e of driver.walk('', signal)) if (!e.path.split('/').some(isInternalName)) yield e;
+      for await (const e of driver.walk('', signal)) if (!isInternalPath(e.path)) yield e;
       return;
     }
     const queue = [''];
@@ -235,20 +237,11 @@ export class SyncEngine {
   }
 
   /**
-   * Diffs one batch against the catalogue and writes the differences in one unit of work. `known`: the rows of
-   * the batch's folders when the caller has them (none at all on a first sync), else they are read here.
+   * Diffs one batch against the catalogue and writes the differences in one unit of work. `existing`: the rows
+   * of the batch's folders (none at all on a first sync).
    */
-  private async apply(
-    storageId: number,
-    batch: WalkEntry[],
-    seen: IdSet,
-    counts: SyncCounts,
-    listedAt: string,
-    known?: ReadonlyMap<string, Existing>,
-  ): Promise<void> {
+  private async apply(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, listedAt: string, existing: RowsByPath): Promise<void> {
     if (batch.length === 0) return;
-    // Walks yield a folder's entries together: one index range scan per folder beats a point lookup per entry.
-    const existing = known ?? new Map((await this.rows.dirRows(storageId, new Set(batch.map((e) => parentRel(e.path))))).map((r) => [r.path, r]));
     // A batch that neither adds nor changes a row needs no unit of work (a re-sync of an unchanged tree takes
     // no write lock at all). A row removed since it was read still counts as seen: the delete pass asks
     // whether anything was removed during the run before it trusts the seen count.
@@ -268,20 +261,19 @@ export class SyncEngine {
   }
 
   /** The body of `apply`'s unit: inserts new entries, updates changed ones; what it did. */
-  private *diffIn(t: Tx, storageId: number, batch: WalkEntry[], existing: ReadonlyMap<string, Existing>, listedAt: string) {
+  private *diffIn(t: Tx, storageId: number, batch: WalkEntry[], existing: RowsByPath, listedAt: string) {
     const out = { seen: [] as number[], added: 0, updated: 0, folders: new Set<string>(), files: [] as SyncedFile[], minNew: Number.POSITIVE_INFINITY };
     const now = new Date().toISOString();
     // Decided inside the unit: an entry the write gate removed (or moved away) after the listing saw it stays gone.
     const removed = yield* this.nodes.removalsSinceIn(t, storageId, listedAt);
     const fresh = batch.filter((e) => existing.has(e.path) || !removed(e.path));
-    const inserted =
-      this.db.dialect === 'postgres' ? yield* this.rows.insertManyIn(t, storageId, fresh.filter((e) => !existing.has(e.path)).map(newRow), now) : null;
+    const news = new Map(fresh.filter((e) => !existing.has(e.path)).map((e) => [e.path, newRow(e)]));
+    const inserted = yield* this.rows.insertManyIn(t, storageId, [...news.values()], now);
     for (const e of fresh) {
       const row = existing.get(e.path);
       if (!row) {
-        const n = newRow(e);
-        const { mime, mtime } = n;
-        const id = inserted ? inserted.get(e.path) : yield* this.rows.insertOneIn(t, storageId, n, now);
+        const { mime, mtime } = news.get(e.path)!;
+        const id = inserted.get(e.path);
         if (id === undefined) {
           // The write gate catalogued it after this batch read the folder's rows: its row is the fresher one.
           out.seen.push((yield* this.rows.rowIn(t, storageId, e.path))!.id);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkName, cleanRel, parseUiPath, parseSharePath, nameIssue } from './paths';
+import { checkName, cleanRel, parseUiPath, parseSharePath, nameIssue, isInternalPath, RESERVED_NAMES, STAGING_DIR, TEMP_PREFIX } from './paths';
 import { AppError } from '../errors';
 
 const code = (fn: () => unknown) => {
@@ -91,4 +91,11 @@ test('paths are split, cleaned and never escape', () => {
     'reserved_name',
   );
   assert.deepEqual(parseSharePath('Home://docs/a.txt'), { storage: 'Home', rel: 'docs/a.txt' });
+});
+
+test('isInternalPath: a service folder or temp file at any depth, and nothing else', () => {
+  // Its fast path assumes every internal name starts with a dot.
+  for (const n of [...RESERVED_NAMES, STAGING_DIR, TEMP_PREFIX]) assert.ok(n.startsWith('.'), n);
+  for (const p of ['.versions', '.service-trash/a', 'a/.service-staging/b', 'a/b/.~fd-123', `a/${TEMP_PREFIX}x`]) assert.equal(isInternalPath(p), true, p);
+  for (const p of ['a', 'a/b.txt', '.hidden/a', 'a/.hidden', 'a/.versionsX/b', 'a.versions']) assert.equal(isInternalPath(p), false, p);
 });

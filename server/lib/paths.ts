@@ -21,7 +21,9 @@ export function isInternalName(name: string): boolean {
 
 /** Whether a relative path lies in a service folder (trash, versions, staging) at any depth. */
 export function isInternalPath(rel: string): boolean {
-  return rel.split('/').some(isInternalName);
+  // Every internal name starts with a dot: most paths have no segment that does, and need no split
+  // (a sync asks for each of a million walked entries).
+  return (rel.startsWith('.') || rel.includes('/.')) && rel.split('/').some(isInternalName);
 }
 
 export type NameIssue = 'empty' | 'slash' | 'backslash' | 'control' | 'dots';
