@@ -36,6 +36,13 @@ export const SCOPED = [
   'ssh_keys',
   'storages',
   'storage_grants',
+  'shares',
+  'share_tombstones',
+  'link_streams',
+  'link_visitors',
+  'link_strikes',
+  'drop_submissions',
+  'drop_files',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
@@ -57,13 +64,6 @@ export const TENANT_OWNED = [
   'sync_errors',
   'upload_sessions',
   'upload_parts',
-  'shares',
-  'share_tombstones',
-  'link_streams',
-  'link_visitors',
-  'link_strikes',
-  'drop_submissions',
-  'drop_files',
   'trash_items',
   'versions',
   'av_scans',

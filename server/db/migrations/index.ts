@@ -52,6 +52,7 @@ import { rolesPerTenant } from './20261207010000-roles-per-tenant';
 import { liveListing } from './20261207040000-live-listing';
 import { searchGinPending } from './20261207050000-search-gin-pending';
 import { storagesPerTenant } from './20261207050100-storages-per-tenant';
+import { shareTombstonesTenant } from './20261207080000-share-tombstones-tenant';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -103,6 +104,7 @@ export const MIGRATIONS: Migration[] = [
   liveListing,
   searchGinPending,
   storagesPerTenant,
+  shareTombstonesTenant,
 ];
 
 export type { Migration } from './types';
