@@ -164,7 +164,8 @@ export class LinkGuard {
   private async tick(): Promise<void> {
     try {
       await Promise.all(this.unfreed.splice(0).map((s) => this.free(s)));
-      if (this.unfreed.length === 0 && this.activeStreams() > 0) await this.load.renew(this.streamTenants(), this.lease.instanceId, Date.now() + this.lease.leaseMs);
+      if (this.unfreed.length === 0 && this.activeStreams() > 0)
+        await this.load.renew(this.streamTenants(), this.lease.instanceId, Date.now() + this.lease.leaseMs);
     } catch (e) {
       // The database is away: the next tick renews; a lease that passes meanwhile frees the slots (exact, not lenient).
       if (!isBusy(e)) this.log('public link guard: renewing the stream slots failed', e);

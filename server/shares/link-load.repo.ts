@@ -78,7 +78,12 @@ export class LinkLoadRepo {
   }
 
   async free(s: Slot, holder: string): Promise<void> {
-    await this.db.async.sql('DELETE FROM link_streams WHERE tenant_id = ? AND share_id = ? AND slot = ? AND holder = ?', [s.tenant_id, s.shareId, s.slot, holder]);
+    await this.db.async.sql('DELETE FROM link_streams WHERE tenant_id = ? AND share_id = ? AND slot = ? AND holder = ?', [
+      s.tenant_id,
+      s.shareId,
+      s.slot,
+      holder,
+    ]);
   }
 
   /** Extends every slot `holder` holds in the tenants given (those it has streams in) to `until` (ms). */

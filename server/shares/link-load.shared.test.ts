@@ -37,7 +37,11 @@ async function scenario(a: Db, b: Db) {
   // B keeps renewing; A stops (killed): past A's lease its two slots are free again, B's is not.
   await rb.renew([T], 'B', t + 5000);
   const later = t + 2000;
-  const taken = [await rb.take(T, 1, 3, 'B', later + 1000, later), await rb.take(T, 1, 3, 'B', later + 1000, later), await rb.take(T, 1, 3, 'B', later + 1000, later)];
+  const taken = [
+    await rb.take(T, 1, 3, 'B', later + 1000, later),
+    await rb.take(T, 1, 3, 'B', later + 1000, later),
+    await rb.take(T, 1, 3, 'B', later + 1000, later),
+  ];
   assert.deepEqual(
     taken.map((s) => s?.slot),
     [1, 3, undefined],

@@ -27,23 +27,23 @@ after(() => t?.close());
 
 const NOW = '2026-12-06T00:00:00.000Z';
 const fields = (over: Partial<NewShare> = {}): NewShare => ({
-    token: `tok${++n}`.padEnd(24, 'x'),
-    kind: 'link',
-    owner_id: 1,
-    rel: `f${n}.txt`,
-    is_dir: 0,
-    ttl: null,
-    expires_at: null,
-    expiry_clamped: 0,
-    max_downloads: null,
-    max_uploads: null,
-    pin_hash: null,
-    comment: null,
-    drop_settings: null,
-    storage_id: storage,
-    created_at: NOW,
-    ...over,
-  });
+  token: `tok${++n}`.padEnd(24, 'x'),
+  kind: 'link',
+  owner_id: 1,
+  rel: `f${n}.txt`,
+  is_dir: 0,
+  ttl: null,
+  expires_at: null,
+  expiry_clamped: 0,
+  max_downloads: null,
+  max_uploads: null,
+  pin_hash: null,
+  comment: null,
+  drop_settings: null,
+  storage_id: storage,
+  created_at: NOW,
+  ...over,
+});
 const share = async (over: Partial<NewShare> = {}, scope: TenantScope = T1, storageId = storage): Promise<number> =>
   (await repo.insert(scope, fields({ storage_id: storageId, ...over })))!;
 const times = <T>(k: number, f: () => Promise<T>) => Promise.all(Array.from({ length: k }, f));
@@ -182,10 +182,7 @@ test('two tenants: the same owner id, storage name and token shape in each; anot
   assert.equal(await repo.revoke(T1, theirs, NOW), false);
   assert.equal(await repo.pinFailed(T1, theirs, 1, '2026-12-06T01:00:00.000Z', NOW), undefined);
   const after = await row();
-  assert.deepEqual(
-    [after.downloads, after.uploads, after.suspended_at, after.revoked_at, after.pin_fails, after.locked_until],
-    [0, 0, null, null, 0, null],
-  );
+  assert.deepEqual([after.downloads, after.uploads, after.suspended_at, after.revoked_at, after.pin_fails, after.locked_until], [0, 0, null, null, 0, null]);
   await repo.claimUpload(T2, theirs);
   await repo.releaseUpload(T1, theirs);
   assert.equal((await row()).uploads, 1, 'a release through another tenant gives nothing back');

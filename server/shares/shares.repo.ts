@@ -114,7 +114,11 @@ export class SharesRepo {
     if (ownerId === null)
       return asRows(await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE tenant_id = ? ORDER BY id DESC LIMIT ?', [scope.tenant_id, limit]));
     return asRows(
-      await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE tenant_id = ? AND owner_id = ? ORDER BY id DESC LIMIT ?', [scope.tenant_id, ownerId, limit]),
+      await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE tenant_id = ? AND owner_id = ? ORDER BY id DESC LIMIT ?', [
+        scope.tenant_id,
+        ownerId,
+        limit,
+      ]),
     );
   }
 
@@ -201,7 +205,11 @@ export class SharesRepo {
 
   /** Gives back a slot whose serve failed before its first byte (`waitMs`: how long a held database is waited for). */
   async releaseDownload(scope: TenantScope, id: number, waitMs?: number): Promise<void> {
-    await this.write('UPDATE shares SET downloads = downloads - 1 WHERE tenant_id = ? AND id = ? AND downloads > 0 RETURNING id', [scope.tenant_id, id], waitMs);
+    await this.write(
+      'UPDATE shares SET downloads = downloads - 1 WHERE tenant_id = ? AND id = ? AND downloads > 0 RETURNING id',
+      [scope.tenant_id, id],
+      waitMs,
+    );
   }
 
   /** Claims one received-file slot against `max_uploads`; exact like downloads. */
@@ -352,7 +360,10 @@ export class SharesRepo {
 
   /** Names already used in a submission, lower-cased (to keep every file's name unique there). */
   async namesIn(scope: TenantScope, submissionId: string): Promise<Set<string>> {
-    const rows = await this.db.async.sql<{ name: string }>('SELECT name FROM drop_files WHERE tenant_id = ? AND submission_id = ?', [scope.tenant_id, submissionId]);
+    const rows = await this.db.async.sql<{ name: string }>('SELECT name FROM drop_files WHERE tenant_id = ? AND submission_id = ?', [
+      scope.tenant_id,
+      submissionId,
+    ]);
     return new Set(rows.map((r) => r.name.toLowerCase()));
   }
 

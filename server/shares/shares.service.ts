@@ -381,7 +381,7 @@ export class SharesService {
   }
 
   /** A share of the tenant by its numeric id or its token (undefined for anything else). */
-  byIdOrToken(scope: TenantScope, idOrToken: string): Promise<ShareRow | undefined> {
+  private byIdOrToken(scope: TenantScope, idOrToken: string): Promise<ShareRow | undefined> {
     if (/^\d+$/.test(idOrToken)) return this.o.repo.byId(scope, Number(idOrToken));
     return TOKEN_RE.test(idOrToken) ? this.o.repo.byToken(scope, idOrToken) : Promise.resolve(undefined);
   }
@@ -493,9 +493,7 @@ export class SharesService {
         if (settled) return;
         settled = true;
         if (bytesSent === 0 && size > 0)
-          await this.o.repo
-            .releaseDownload(share, share.id)
-            .catch(() => void this.o.repo.releaseDownload(share, share.id, 600_000).catch(() => undefined));
+          await this.o.repo.releaseDownload(share, share.id).catch(() => void this.o.repo.releaseDownload(share, share.id, 600_000).catch(() => undefined));
       },
     };
   }

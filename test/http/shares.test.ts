@@ -96,7 +96,8 @@ describe('tenants', () => {
       page: (await fetch(`${s.url}/s/${link.token}`)).status,
       download: (await fetch(`${s.url}/api/share/${link.token}/download`)).status,
       drop: (await fetch(`${s.url}/d/${dropLink.token}`)).status,
-      listed: (await s.api('GET', '/api/files/share', { token: admin })).body.shares.filter((x: { id: number }) => x.id === link.id || x.id === dropLink.id).length,
+      listed: (await s.api('GET', '/api/files/share', { token: admin })).body.shares.filter((x: { id: number }) => x.id === link.id || x.id === dropLink.id)
+        .length,
     });
     assert.deepEqual(await status(), { meta: 200, page: 200, download: 200, drop: 200, listed: 2 });
     // Step 2 makes links in other tenants; until then they are moved there directly.
@@ -112,7 +113,11 @@ describe('tenants', () => {
       }
       const mail = await s.api('POST', '/api/files/permissions/share-mail', { token: admin, body: { id: link.id, emails: ['x@example.test'] } });
       assert.equal(mail.status, 404);
-      assert.equal((await sqlRow<{ revoked_at: string | null }>(s.server.db, 'SELECT revoked_at FROM shares WHERE id = ?', link.id))?.revoked_at, null, 'nothing changed');
+      assert.equal(
+        (await sqlRow<{ revoked_at: string | null }>(s.server.db, 'SELECT revoked_at FROM shares WHERE id = ?', link.id))?.revoked_at,
+        null,
+        'nothing changed',
+      );
     } finally {
       await sqlRows(s.server.db, 'UPDATE shares SET tenant_id = 1 WHERE id IN (?, ?)', link.id, dropLink.id);
     }
