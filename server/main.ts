@@ -190,6 +190,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
     const secureCookies = config.publicUrl.startsWith('https:');
     const json = config.maxJsonBytes;
+    const tenants = new TenantsRepo(db);
+    /** Links held suspended now in every tenant (the installation's health and the tray's uplink line). */
+    const suspendedLinkCount = async () => {
+      let n = 0;
+      for (const t of await tenants.list()) n += await shares.service.suspendedCount(t);
+      return n;
+    };
     const sshKeys = new SshKeys(db, auth.repo, bus);
     const nfsExports = new NfsExportsRepo(db);
     const access = { auth, bus, files, catalogue, maxJsonBytes: json, secureCookies };
@@ -316,7 +323,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       // The recovery point of the backups, for the admin console's health view.
       extra: [
         ['replication', () => sv.replication.repair.status()],
-        ['egress', async () => ({ ...shaper.stats(), public_requests: shares.guard.activeStreams(), suspended_links: await shares.service.suspendedCount() })],
+        ['egress', async () => ({ ...shaper.stats(), public_requests: shares.guard.activeStreams(), suspended_links: await suspendedLinkCount() })],
         // Budget use of the metered storages (catalogue/meter.ts).
         ['request_budgets', () => catalogue.meter.status()],
         // Storages offline now; a removable drive's side of it (catalogue/volumes.ts).
@@ -356,8 +363,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const app = buildApp({ ...appOptions, before: [metrics.middleware, activity.middleware, ...davMiddleware(sv.gateways, db, config)] });
     const publicApp = config.publicListen ? buildApp({ ...appOptions, before: [metrics.middleware, publicOnly, activity.middleware] }) : null;
 
-    // The scoped identity tables are swept tenant by tenant (each sweep names its tenant).
-    const tenants = new TenantsRepo(db);
+    // The scoped tables are swept tenant by tenant (each sweep names its tenant).
     const perTenant = (sweep: (t: TenantScope) => Promise<unknown>) => async () => {
       for (const t of await tenants.list()) await sweep(t);
     };
@@ -377,9 +383,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('pdf.sweep', 3_600_000, () => void pdfs.sweep());
     scheduler.every('uploads.sweep', 3_600_000, () => void uploads.sweep());
     scheduler.every('webhooks.prune', 86_400_000, () => void webhooks.prune(30 * 86_400_000));
-    scheduler.every('shares.sweep', 3_600_000, () => void shares.sweep());
+    scheduler.every('shares.sweep', 3_600_000, perTenant(shares.sweep));
     scheduler.every('assistant.sweep', 3_600_000, async () => void (await sv.assistant.sweep()));
-    scheduler.every('sharezip.warm', 5 * 60_000, () => void shares.zips.warm());
+    scheduler.every('sharezip.warm', 5 * 60_000, async () => void shares.zips.warm(await tenants.list()));
     scheduler.every('app_store.updates', 86_400_000, async () => void (await sv.appStoreUpdates.check()));
     scheduler.every('app_store.revocations', 86_400_000, async () => void (await sv.appStoreLicences.refreshAll()));
     scheduleProtection(protection, scheduler, logFn);
@@ -457,7 +463,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // The suspended links are counted asynchronously before each check; the line shows the last count.
     let suspendedLinks = 0;
     const countSuspended = () =>
-      shares.service.suspendedCount().then(
+      suspendedLinkCount().then(
         (n) => void (suspendedLinks = n),
         () => undefined,
       );

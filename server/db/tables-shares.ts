@@ -1,8 +1,9 @@
 /** Row types of the shares module's tables (public links, their tombstones, file requests); re-exported by tables.ts. */
 import type { Generated } from 'kysely';
+import type { TenantRow } from './tenant-tables';
 
 /** shares: a public link (`kind` link) or a file request (`kind` drop). */
-export interface SharesTable {
+export interface SharesTable extends TenantRow {
   id: number;
   token: string;
   kind: 'link' | 'drop';
@@ -36,7 +37,7 @@ export interface SharesTable {
   app_files: string | null;
 }
 /** shares: the token of a link whose storage was deleted (kept by a trigger; the link answers `revoked`). */
-export interface ShareTombstonesTable {
+export interface ShareTombstonesTable extends TenantRow {
   token: string;
   kind: 'link' | 'drop';
   reason: 'storage_removed';
@@ -44,7 +45,7 @@ export interface ShareTombstonesTable {
 }
 
 /** shares: one anonymous submission to a file request. */
-export interface DropSubmissionsTable {
+export interface DropSubmissionsTable extends TenantRow {
   id: string;
   share_id: number;
   folder: string;
@@ -56,7 +57,7 @@ export interface DropSubmissionsTable {
   finished_at: string | null;
 }
 /** shares: an upload session that belongs to a drop submission. */
-export interface DropFilesTable {
+export interface DropFilesTable extends TenantRow {
   upload_id: string;
   submission_id: string;
   name: string;

@@ -41,6 +41,13 @@ export const SCOPED = [
   'trash_items',
   'versions',
   'av_scans',
+  'shares',
+  'share_tombstones',
+  'link_streams',
+  'link_visitors',
+  'link_strikes',
+  'drop_submissions',
+  'drop_files',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
@@ -60,13 +67,6 @@ export const TENANT_OWNED = [
   'storage_budgets',
   'sync_runs',
   'sync_errors',
-  'shares',
-  'share_tombstones',
-  'link_streams',
-  'link_visitors',
-  'link_strikes',
-  'drop_submissions',
-  'drop_files',
   'dav_props',
   'nfs_exports',
   'docserver_saves',

@@ -6,6 +6,7 @@ import { keyActor, personActor, type Actor, type KeyScope, type Principal } from
 import type { Lang } from '../lib/i18n';
 import type { Door } from './error-map';
 import type { ActorRef, RequestMeta } from '../events';
+import { DEFAULT_TENANT, type TenantScope } from '../db';
 
 export interface AppState {
   principal?: Principal;
@@ -34,6 +35,11 @@ export const actorOf = (ctx: Ctx): ActorRef | null =>
 export const reqMeta = (ctx: Ctx): RequestMeta & { ip: string; loopback: boolean } => ({ ip: ctx.state.ip, ua: ctx.state.ua, loopback: ctx.state.loopback });
 /** The signed-in principal; routes behind `requireUser` may call this. */
 export const me = (ctx: Ctx): Principal => ctx.state.principal!;
+/**
+ * The tenant a public link's, drop's or app page's token is looked up in: tenant 1 until the request selects
+ * one by its host or path prefix (docs/tenants.md, build step 2); another tenant's token is then `not_found`.
+ */
+export const linkTenant = (_ctx: Ctx): TenantScope => DEFAULT_TENANT;
 /** The caller as the actor of a file-service call (the person, or their API key); routes behind `requireUser` may call this. */
 export const actor = (ctx: Ctx): Actor => (ctx.state.key ? keyActor(me(ctx), ctx.state.key, reqMeta(ctx)) : personActor(me(ctx), reqMeta(ctx)));
 

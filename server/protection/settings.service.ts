@@ -6,7 +6,7 @@
  * is audited as `admin.config_change` and applies at once (the scanner is
  * rebuilt per scan, the sweeps read the settings when they run).
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { ActorRef, EventBus, RequestMeta } from '../events';
 import type { SettingKey, SettingsStore } from '../settings';
 import { AppError } from '../errors';
@@ -66,14 +66,15 @@ export class ProtectionSettings {
     this.shares = new ShareCeilingRepo(db);
   }
 
-  async view(): Promise<ProtectionView> {
+  /** The settings, with the links of `scope` (the admin's tenant) that outlive the share ceiling. */
+  async view(scope: TenantScope): Promise<ProtectionView> {
     const s = this.settings;
     return {
       trash_retention_days: s.get('trash_retention_days'),
       versions_keep_n: s.get('versions_keep_n') ?? DEFAULT_KEEP,
       versions_keep_n_unset: s.get('versions_keep_n') === null,
       share_max_ttl_days: s.get('share_max_ttl_days'),
-      shares_over_max_ttl: await this.sharesOverMaxTtl(),
+      shares_over_max_ttl: await this.sharesOverMaxTtl(scope),
       antivirus: {
         ...(await this.av.status()),
         scan_enabled: s.get('av_enabled'),
@@ -94,9 +95,9 @@ export class ProtectionSettings {
   /**
    * Applies a partial update. Unknown fields and out-of-range values →
    * `validation_failed` naming the field, and nothing is stored. Returns the
-   * fresh view.
+   * fresh view (of `scope`, the admin's tenant).
    */
-  async patch(input: Record<string, unknown>, actor: ActorRef | null, request?: RequestMeta): Promise<ProtectionView> {
+  async patch(scope: TenantScope, input: Record<string, unknown>, actor: ActorRef | null, request?: RequestMeta): Promise<ProtectionView> {
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     for (const [field, value] of Object.entries(input)) {
       if (value === undefined) continue;
@@ -109,13 +110,13 @@ export class ProtectionSettings {
       else await this.settings.set(FIELDS[field], c.to as never);
     }
     if (Object.keys(changes).length) await this.bus.emit('audit', { action: 'admin.config_change', actor, request, resource: 'protection', meta: { changes } });
-    return this.view();
+    return this.view(scope);
   }
 
-  /** Live links (not revoked, not expired) that outlive today's ceiling; 0 when there is no ceiling. */
-  async sharesOverMaxTtl(): Promise<number> {
+  /** The tenant's live links (not revoked, not expired) that outlive today's ceiling; 0 when there is no ceiling. */
+  private async sharesOverMaxTtl(scope: TenantScope): Promise<number> {
     const days = this.settings.get('share_max_ttl_days');
     if (days === 0) return 0;
-    return this.shares.countOutliving(new Date(Date.now() + days * 86_400_000).toISOString());
+    return this.shares.countOutliving(scope, new Date(Date.now() + days * 86_400_000).toISOString());
   }
 }

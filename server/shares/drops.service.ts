@@ -5,12 +5,14 @@
  * sessions on behalf of the link's owner (their access and quota apply, the
  * actor stays anonymous). The visitor only ever learns the names and sizes it
  * sent: never the destination, never what else is there. Finishing emits
- * `drop.received` and mails the owner (best effort).
+ * `drop.received` and mails the owner (best effort). A token is looked up in the tenant the caller gives
+ * (the door's), and a submission and its files in its link's.
  */
 import { Readable } from 'node:stream';
 import type { Readable as ReadableT } from 'node:stream';
 import type { Principal } from '../auth';
 import type { Catalogue } from '../catalogue';
+import type { TenantScope } from '../db';
 import type { EventBus, Mailer, RequestMeta } from '../events';
 import type { FileService, Place } from '../files';
 import { AppError } from '../errors';
@@ -71,6 +73,7 @@ export class DropsService {
    * from one address (`rate_limited`).
    */
   async start(
+    scope: TenantScope,
     token: string,
     cred: DropCredential,
     input: { name?: string; note?: string },
@@ -78,7 +81,7 @@ export class DropsService {
   ): Promise<{ submission_id: string; chunk_size: number }> {
     const ip = req.ip ?? '';
     this.calls.hit(ip);
-    const open = await this.o.shares.open(token, 'drop');
+    const open = await this.o.shares.open(scope, token, 'drop');
     await this.o.shares.checkPin(open.share, cred);
     const note = cleanNote(input.note);
     this.submissions.hit(ip);
@@ -86,7 +89,7 @@ export class DropsService {
     files.target(this.place(open, open.share.rel), 'editor');
     const folder = await this.freshFolder(open, req, submissionFolderName(new Date(), input.name));
     const id = 'sub_' + randomToken(18);
-    await this.o.shares.repo.insertSubmission({
+    await this.o.shares.repo.insertSubmission(open.share, {
       id,
       share_id: open.share.id,
       folder,
@@ -120,9 +123,9 @@ export class DropsService {
    * returned. The repository decides the slot and the name together: a file
    * that lost its name to one added meanwhile tries the next free name.
    */
-  async addFile(token: string, sid: string, input: { name: string; size: number; mime?: string }, req: RequestMeta) {
+  async addFile(scope: TenantScope, token: string, sid: string, input: { name: string; size: number; mime?: string }, req: RequestMeta) {
     this.calls.hit(req.ip ?? '');
-    const { open, sub } = await this.submission(token, sid);
+    const { open, sub } = await this.submission(scope, token, sid);
     const s = dropSettingsOf(open.share);
     const name = checkName(String(input.name ?? '').normalize('NFC'));
     if (s.allowed_ext.length && !s.allowed_ext.includes(extOf(name)))
@@ -137,13 +140,13 @@ export class DropsService {
     if (open.share.max_uploads !== null && open.share.uploads >= open.share.max_uploads) throw new AppError('not_found', { reason: 'capped' });
     const visitor = open.actor(req);
     for (let tries = 0; tries < NAME_TRIES; tries++) {
-      const taken = await this.o.shares.repo.namesIn(sub.id);
+      const taken = await this.o.shares.repo.namesIn(sub, sub.id);
       if (sub.has_note) taken.add(NOTE_NAME.toLowerCase());
       const finalName = uniqueName(name, taken);
       const session = await this.o.uploads
         .init(visitor, { path: uiPath(open.storage.uid, joinRel(sub.folder, finalName)), size: input.size, mime: input.mime, chunk_size: DROP_CHUNK })
         .catch(unavailable);
-      const added = await this.o.shares.repo.addSubmissionFile(sub.id, s.max_files, { upload_id: session.upload_id, name: finalName, size: input.size });
+      const added = await this.o.shares.repo.addSubmissionFile(sub, sub.id, s.max_files, { upload_id: session.upload_id, name: finalName, size: input.size });
       if (added === 'added') return { upload_id: session.upload_id, name: finalName, chunk_size: session.chunk_size, expires_at: session.expires_at };
       await this.o.uploads.abort(visitor, session.upload_id).catch(() => undefined);
       if (added === 'full') throw new AppError('too_many', { max: s.max_files }, { max: s.max_files });
@@ -152,15 +155,15 @@ export class DropsService {
   }
 
   /** Stores one chunk of a file of this submission (see `UploadsService.chunk`). */
-  async chunk(token: string, sid: string, uploadId: string, part: number, body: ReadableT, req: RequestMeta, sha256?: string) {
+  async chunk(scope: TenantScope, token: string, sid: string, uploadId: string, part: number, body: ReadableT, req: RequestMeta, sha256?: string) {
     this.calls.hit(req.ip ?? '');
-    const { open } = await this.fileOf(token, sid, uploadId);
+    const { open } = await this.fileOf(scope, token, sid, uploadId);
     return this.o.uploads.chunk(open.actor(req), uploadId, part, body, sha256).catch(unavailable);
   }
 
   /** The parts held for a file, so the page resumes after a dropped connection. */
-  async status(token: string, sid: string, uploadId: string) {
-    const { open, file } = await this.fileOf(token, sid, uploadId);
+  async status(scope: TenantScope, token: string, sid: string, uploadId: string) {
+    const { open, file } = await this.fileOf(scope, token, sid, uploadId);
     const v = await this.o.uploads.status(open.actor(), uploadId);
     return { upload_id: uploadId, name: file.name, size: v.size, chunk_size: v.chunk_size, parts: v.parts, expires_at: v.expires_at };
   }
@@ -170,6 +173,7 @@ export class DropsService {
    * `max_uploads` is exact; it is given back when publishing fails.
    */
   async finalize(
+    scope: TenantScope,
     token: string,
     sid: string,
     uploadId: string,
@@ -177,25 +181,25 @@ export class DropsService {
     req: RequestMeta,
   ): Promise<{ name: string; size: number }> {
     this.calls.hit(req.ip ?? '');
-    const { open, file } = await this.fileOf(token, sid, uploadId);
+    const { open, file } = await this.fileOf(scope, token, sid, uploadId);
     if (file.done) return { name: file.name, size: file.size };
-    if (!(await this.o.shares.repo.claimUpload(open.share.id))) throw new AppError('not_found', { reason: 'capped' });
+    if (!(await this.o.shares.repo.claimUpload(open.share, open.share.id))) throw new AppError('not_found', { reason: 'capped' });
     try {
       await this.o.uploads.finalize(open.actor(req), uploadId, etags, 'drop').catch(unavailable);
     } catch (e) {
-      await this.o.shares.repo.releaseUpload(open.share.id);
+      await this.o.shares.repo.releaseUpload(open.share, open.share.id);
       throw e;
     }
-    await this.o.shares.repo.markFileDone(uploadId);
+    await this.o.shares.repo.markFileDone(file, uploadId);
     return { name: file.name, size: file.size };
   }
 
   /** Closes the submission: announces what arrived. Idempotent; returns how many files were received. */
-  async finish(token: string, sid: string, req: RequestMeta): Promise<{ received: number }> {
+  async finish(scope: TenantScope, token: string, sid: string, req: RequestMeta): Promise<{ received: number }> {
     this.calls.hit(req.ip ?? '');
-    const { open, sub } = await this.submission(token, sid, true);
-    const files = (await this.o.shares.repo.submissionFiles(sub.id)).filter((f) => f.done);
-    if (await this.o.shares.repo.finishSubmission(sub.id, new Date().toISOString()))
+    const { open, sub } = await this.submission(scope, token, sid, true);
+    const files = (await this.o.shares.repo.submissionFiles(sub, sub.id)).filter((f) => f.done);
+    if (await this.o.shares.repo.finishSubmission(sub, sub.id, new Date().toISOString()))
       await this.announce(
         open.share,
         open.owner,
@@ -205,13 +209,13 @@ export class DropsService {
     return { received: files.length };
   }
 
-  /** Announces submissions the visitor left without finishing (hourly sweep). */
-  async sweepStale(now = Date.now()): Promise<void> {
-    for (const sub of await this.o.shares.repo.staleSubmissions(new Date(now - STALE_MS).toISOString())) {
-      if (!(await this.o.shares.repo.finishSubmission(sub.id, new Date(now).toISOString()))) continue;
-      const share = await this.o.shares.repo.byId(sub.share_id);
-      const files = (await this.o.shares.repo.submissionFiles(sub.id)).filter((f) => f.done).map((f) => f.name);
-      if (share && files.length) await this.announce(share, await this.o.shares.ownerPrincipal(share.owner_id), sub, files);
+  /** Announces the tenant's submissions the visitor left without finishing (hourly sweep, tenant by tenant). */
+  async sweepStale(scope: TenantScope, now = Date.now()): Promise<void> {
+    for (const sub of await this.o.shares.repo.staleSubmissions(scope, new Date(now - STALE_MS).toISOString())) {
+      if (!(await this.o.shares.repo.finishSubmission(sub, sub.id, new Date(now).toISOString()))) continue;
+      const share = await this.o.shares.repo.byId(sub, sub.share_id);
+      const files = (await this.o.shares.repo.submissionFiles(sub, sub.id)).filter((f) => f.done).map((f) => f.name);
+      if (share && files.length) await this.announce(share, await this.o.shares.ownerPrincipal(share), sub, files);
     }
   }
 
@@ -230,17 +234,17 @@ export class DropsService {
       .catch((e) => this.o.log(`drop ${share.id}: owner mail failed`, e));
   }
 
-  private async submission(token: string, sid: string, allowCapped = false): Promise<{ open: OpenShare; sub: SubmissionRow }> {
-    const open = await this.o.shares.open(token, 'drop', { allowCapped });
-    const sub = typeof sid === 'string' && SID_RE.test(sid) ? await this.o.shares.repo.submission(sid) : undefined;
+  private async submission(scope: TenantScope, token: string, sid: string, allowCapped = false): Promise<{ open: OpenShare; sub: SubmissionRow }> {
+    const open = await this.o.shares.open(scope, token, 'drop', { allowCapped });
+    const sub = typeof sid === 'string' && SID_RE.test(sid) ? await this.o.shares.repo.submission(open.share, sid) : undefined;
     if (!sub || sub.share_id !== open.share.id) throw new AppError('not_found', { reason: 'no such submission' });
     if (sub.finished_at) throw new AppError('conflict', { reason: 'the submission is finished' });
     return { open, sub };
   }
 
-  private async fileOf(token: string, sid: string, uploadId: string) {
-    const { open, sub } = await this.submission(token, sid, true);
-    const file = typeof uploadId === 'string' ? await this.o.shares.repo.dropFile(uploadId) : undefined;
+  private async fileOf(scope: TenantScope, token: string, sid: string, uploadId: string) {
+    const { open, sub } = await this.submission(scope, token, sid, true);
+    const file = typeof uploadId === 'string' ? await this.o.shares.repo.dropFile(sub, uploadId) : undefined;
     if (!file || file.submission_id !== sub.id) throw new AppError('not_found', { reason: 'no such upload session' });
     return { open, sub, file };
   }

@@ -5,7 +5,7 @@
  */
 import type { Auth } from '../auth';
 import type { Catalogue } from '../catalogue';
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { EventBus, Mailer } from '../events';
 import type { FileService } from '../files';
 import type { SettingsStore } from '../settings';
@@ -79,7 +79,7 @@ export function createShares(d: SharesDeps) {
     publicUrl: d.publicUrl,
     onEnded: (id) => void zips?.ended(id),
     onCreated: (row) => void zips?.warmOne(row),
-    onResumed: (id) => guard?.forget(id),
+    onResumed: (row) => guard?.forget(row),
   });
   guard = new LinkGuard(service, d.guardLimits, d.db, d.guardLease, d.log);
   zips = new ShareZips({
@@ -93,11 +93,11 @@ export function createShares(d: SharesDeps) {
     lane: d.warmLane,
   });
   const drops = new DropsService({ shares: service, uploads: d.uploads, files: d.files, catalogue: d.catalogue, bus: d.bus, mailer: d.mailer, log: d.log });
-  /** Hourly: sweep links dead for 7 days, announce abandoned drop submissions, drop their archives. */
-  const sweep = async () => {
-    for (const id of await service.sweep()) await zips!.ended(id);
-    await drops.sweepStale();
-    await guard!.prune();
+  /** Hourly, tenant by tenant: sweep links dead for 7 days, announce abandoned drop submissions, drop their archives. */
+  const sweep = async (scope: TenantScope) => {
+    for (const id of await service.sweep(scope)) await zips!.ended(id);
+    await drops.sweepStale(scope);
+    await guard!.prune(scope);
   };
   /** One page of a shared folder from the catalogue, folders first by name. */
   const browse = (storageId: number, dir: string, limit: number) => d.catalogue.nodes.list(storageId, dir, { sort: 'name', desc: false, limit, offset: 0 });

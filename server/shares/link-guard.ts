@@ -14,7 +14,7 @@
  */
 import { AppError } from '../errors';
 import { LinkLoadRepo, type Slot } from './link-load.repo';
-import { isBusy, type Db } from '../db';
+import { isBusy, type Db, type TenantScope } from '../db';
 import type { ShareRow } from './shares.repo';
 import type { SharesService } from './shares.service';
 
@@ -52,6 +52,8 @@ export interface GuardLease {
 
 /** What this instance keeps of a link: its own streams per address, addresses it wrote lately. */
 interface LinkState {
+  /** The link's tenant (its rows are written and renewed in it). */
+  tenant: TenantScope;
   streams: number;
   perIp: Map<string, number>;
   /** Address → when this instance last wrote it to the database (ms). */
@@ -85,18 +87,18 @@ export class LinkGuard {
    */
   async enter(share: ShareRow, v: Visit, now = Date.now()): Promise<() => void> {
     const lim = this.limits();
-    const st = this.state(share.id);
+    const st = this.state(share);
     if (lim.maxAddresses > 0 && (st.seen.get(v.ip) ?? -Infinity) <= now - SEEN_REFRESH_MS) {
       st.seen.set(v.ip, now);
-      const addresses = await this.load.see(share.id, v.ip, now, now - HOUR);
+      const addresses = await this.load.see(share, share.id, v.ip, now, now - HOUR);
       if (addresses > lim.maxAddresses) await this.suspend(share, 'addresses', { addresses, ip: v.ip, ua: v.ua });
     }
     const mine = st.perIp.get(v.ip) ?? 0;
     // Another range while this address downloads the link: through this instance, or (capped links record the
     // address of each stream) through any other.
-    if (v.ranged && ACCELERATOR_UA.test(v.ua) && (mine > 0 || (lim.maxStreams > 0 && (await this.load.holds(share.id, v.ip, now)))))
+    if (v.ranged && ACCELERATOR_UA.test(v.ua) && (mine > 0 || (lim.maxStreams > 0 && (await this.load.holds(share, share.id, v.ip, now)))))
       await this.strike(share, v, now);
-    const slot = lim.maxStreams > 0 ? await this.load.take(share.id, lim.maxStreams, this.lease.instanceId, now + this.lease.leaseMs, now, v.ip) : null;
+    const slot = lim.maxStreams > 0 ? await this.load.take(share, share.id, lim.maxStreams, this.lease.instanceId, now + this.lease.leaseMs, now, v.ip) : null;
     if (lim.maxStreams > 0 && !slot) {
       if (v.ranged) await this.strike(share, v, now);
       throw new AppError('rate_limited', { retry_after: RETRY_AFTER_S }, { retry_after: RETRY_AFTER_S, reason: 'link_streams', max: lim.maxStreams });
@@ -122,9 +124,9 @@ export class LinkGuard {
   }
 
   /** Forgets what was counted for a link (after a re-enable, so it starts clean). */
-  async forget(shareId: number): Promise<void> {
-    await this.load.forget(shareId);
-    const st = this.links.get(shareId);
+  async forget(share: Pick<ShareRow, 'id' | 'tenant_id'>): Promise<void> {
+    await this.load.forget(share, share.id);
+    const st = this.links.get(share.id);
     if (!st) return;
     st.seen.clear();
   }
@@ -136,10 +138,14 @@ export class LinkGuard {
     return n;
   }
 
-  /** Drops hour-old addresses, passed slots and strikes of idle links (hourly, so memory and tables stay bounded). */
-  async prune(now = Date.now()): Promise<void> {
-    await this.load.prune(now, now - HOUR, now - STRIKE_WINDOW_MS);
+  /**
+   * Drops a tenant's hour-old addresses, passed slots and strikes of idle links (hourly, tenant by tenant, so
+   * memory and tables stay bounded).
+   */
+  async prune(scope: TenantScope, now = Date.now()): Promise<void> {
+    await this.load.prune(scope, now, now - HOUR, now - STRIKE_WINDOW_MS);
     for (const [id, st] of this.links) {
+      if (st.tenant.tenant_id !== scope.tenant_id) continue;
       for (const [ip, at] of st.seen) if (at <= now - SEEN_REFRESH_MS) st.seen.delete(ip);
       if (st.streams === 0 && st.seen.size === 0) this.links.delete(id);
     }
@@ -158,27 +164,35 @@ export class LinkGuard {
   private async tick(): Promise<void> {
     try {
       await Promise.all(this.unfreed.splice(0).map((s) => this.free(s)));
-      if (this.unfreed.length === 0 && this.activeStreams() > 0) await this.load.renew(this.lease.instanceId, Date.now() + this.lease.leaseMs);
+      if (this.unfreed.length === 0 && this.activeStreams() > 0)
+        await this.load.renew(this.streamTenants(), this.lease.instanceId, Date.now() + this.lease.leaseMs);
     } catch (e) {
       // The database is away: the next tick renews; a lease that passes meanwhile frees the slots (exact, not lenient).
       if (!isBusy(e)) this.log('public link guard: renewing the stream slots failed', e);
     }
   }
 
-  private state(id: number): LinkState {
-    let st = this.links.get(id);
-    if (!st) this.links.set(id, (st = { streams: 0, perIp: new Map(), seen: new Map() }));
+  /** The tenants this instance has streams open in (its slots are renewed there). */
+  private streamTenants(): TenantScope[] {
+    const ids = new Set<number>();
+    for (const st of this.links.values()) if (st.streams > 0) ids.add(st.tenant.tenant_id);
+    return [...ids].map((tenant_id) => ({ tenant_id }));
+  }
+
+  private state(share: ShareRow): LinkState {
+    let st = this.links.get(share.id);
+    if (!st) this.links.set(share.id, (st = { tenant: { tenant_id: share.tenant_id }, streams: 0, perIp: new Map(), seen: new Map() }));
     return st;
   }
 
   private async strike(share: ShareRow, v: Visit, now: number): Promise<void> {
-    if ((await this.load.strike(share.id, v.ip, now, now - STRIKE_WINDOW_MS)) >= ACCEL_STRIKES)
+    if ((await this.load.strike(share, share.id, v.ip, now, now - STRIKE_WINDOW_MS)) >= ACCEL_STRIKES)
       await this.suspend(share, 'accelerator', { ip: v.ip, ua: v.ua });
   }
 
   private async suspend(share: ShareRow, reason: 'addresses' | 'accelerator', meta: { addresses?: number; ip: string; ua: string }): Promise<never> {
     await this.shares.suspend(share, reason, meta);
-    await this.forget(share.id);
+    await this.forget(share);
     throw new AppError('link_suspended', {}, { reason });
   }
 }

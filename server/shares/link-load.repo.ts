@@ -4,21 +4,22 @@
  * limit. A stream takes the lowest free numbered slot of its link (1..cap)
  * with one conditional upsert: the primary key (share_id, slot) makes the cap
  * exact however many instances race, and a slot whose lease passed (its
- * instance died) is free again. Short statements on `db.async` only.
+ * instance died) is free again. Short statements on `db.async` only. Every row carries its link's tenant
+ * and every statement names it (docs/tenants.md): callers pass the share row as the scope.
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 
-/** An admitted stream's slot. */
-export interface Slot {
+/** An admitted stream's slot (in its link's tenant). */
+export interface Slot extends TenantScope {
   shareId: number;
   slot: number;
 }
 
 // Candidates: slot 1 and the slot after each live one; the lowest not live and within the cap is taken.
-const LIVE = 'SELECT slot FROM link_streams WHERE share_id = @share AND until >= @now';
-const TAKE = `INSERT INTO link_streams (share_id, slot, holder, until, ip)
-         SELECT CAST(@share AS BIGINT), min(c.slot), CAST(@holder AS TEXT), CAST(@until AS BIGINT), CAST(@ip AS TEXT)
-         FROM (SELECT 1 AS slot UNION ALL SELECT slot + 1 FROM link_streams WHERE share_id = @share AND until >= @now) c
+const LIVE = 'SELECT slot FROM link_streams WHERE tenant_id = @tenant AND share_id = @share AND until >= @now';
+const TAKE = `INSERT INTO link_streams (tenant_id, share_id, slot, holder, until, ip)
+         SELECT CAST(@tenant AS INTEGER), CAST(@share AS BIGINT), min(c.slot), CAST(@holder AS TEXT), CAST(@until AS BIGINT), CAST(@ip AS TEXT)
+         FROM (SELECT 1 AS slot UNION ALL SELECT slot + 1 FROM link_streams WHERE tenant_id = @tenant AND share_id = @share AND until >= @now) c
          WHERE c.slot <= @cap AND c.slot NOT IN (${LIVE})
          HAVING min(c.slot) IS NOT NULL
          ON CONFLICT (share_id, slot) DO UPDATE SET holder = excluded.holder, until = excluded.until, ip = excluded.ip WHERE link_streams.until < @now
@@ -31,16 +32,17 @@ export class LinkLoadRepo {
    * A free slot of `shareId` under `cap` for `holder` until `until` (ms), or null when every slot is live at
    * `now`; `ip` is the client's address. One unit, its few tries inside.
    */
-  take(shareId: number, cap: number, holder: string, until: number, now: number, ip: string | null = null): Promise<Slot | null> {
+  take(scope: TenantScope, shareId: number, cap: number, holder: string, until: number, now: number, ip: string | null = null): Promise<Slot | null> {
+    const tenant = scope.tenant_id;
     return this.db.async.unit(function* (t) {
       // Two instances may pick the same free slot: the loser gets no row back and looks again while the count shows room.
       for (let tries = 0; tries < 5; tries++) {
-        const [got] = yield* t.sql<{ slot: number }>(TAKE, { share: shareId, cap, holder, until, now, ip });
-        if (got) return { shareId, slot: Number(got.slot) };
-        const [{ n }] = yield* t.sql<{ n: number }>('SELECT count(*) AS n FROM link_streams WHERE share_id = @share AND until >= @now', {
-          share: shareId,
-          now,
-        });
+        const [got] = yield* t.sql<{ slot: number }>(TAKE, { tenant, share: shareId, cap, holder, until, now, ip });
+        if (got) return { tenant_id: tenant, shareId, slot: Number(got.slot) };
+        const [{ n }] = yield* t.sql<{ n: number }>(
+          'SELECT count(*) AS n FROM link_streams WHERE tenant_id = @tenant AND share_id = @share AND until >= @now',
+          { tenant, share: shareId, now },
+        );
         if (Number(n) >= cap) return null;
       }
       return null;
@@ -48,8 +50,9 @@ export class LinkLoadRepo {
   }
 
   /** Whether `ip` holds a live stream of `shareId` at `now` (on any instance). */
-  async holds(shareId: number, ip: string, now: number): Promise<boolean> {
-    return (await this.db.async.sql('SELECT 1 AS y FROM link_streams WHERE share_id = ? AND ip = ? AND until >= ? LIMIT 1', [shareId, ip, now])).length > 0;
+  async holds(scope: TenantScope, shareId: number, ip: string, now: number): Promise<boolean> {
+    const q = 'SELECT 1 AS y FROM link_streams WHERE tenant_id = ? AND share_id = ? AND ip = ? AND until >= ? LIMIT 1';
+    return (await this.db.async.sql(q, [scope.tenant_id, shareId, ip, now])).length > 0;
   }
 
   /**
@@ -57,11 +60,17 @@ export class LinkLoadRepo {
    * Serializable (as `see`): of strikes recorded at once, the last to commit counts them all, so a threshold
    * crossed by a burst is seen by one of its callers.
    */
-  strike(shareId: number, ip: string, now: number, since: number): Promise<number> {
+  strike(scope: TenantScope, shareId: number, ip: string, now: number, since: number): Promise<number> {
+    const tenant = scope.tenant_id;
     return this.db.async.unit(
       function* (t) {
-        yield* t.sql('INSERT INTO link_strikes (share_id, ip, at) VALUES (?, ?, ?)', [shareId, ip, now]);
-        const [{ n }] = yield* t.sql<{ n: number }>('SELECT count(*) AS n FROM link_strikes WHERE share_id = ? AND ip = ? AND at > ?', [shareId, ip, since]);
+        yield* t.sql('INSERT INTO link_strikes (tenant_id, share_id, ip, at) VALUES (?, ?, ?, ?)', [tenant, shareId, ip, now]);
+        const [{ n }] = yield* t.sql<{ n: number }>('SELECT count(*) AS n FROM link_strikes WHERE tenant_id = ? AND share_id = ? AND ip = ? AND at > ?', [
+          tenant,
+          shareId,
+          ip,
+          since,
+        ]);
         return Number(n);
       },
       { isolation: 'serializable' },
@@ -69,24 +78,44 @@ export class LinkLoadRepo {
   }
 
   async free(s: Slot, holder: string): Promise<void> {
-    await this.db.async.sql('DELETE FROM link_streams WHERE share_id = ? AND slot = ? AND holder = ?', [s.shareId, s.slot, holder]);
+    await this.db.async.sql('DELETE FROM link_streams WHERE tenant_id = ? AND share_id = ? AND slot = ? AND holder = ?', [
+      s.tenant_id,
+      s.shareId,
+      s.slot,
+      holder,
+    ]);
   }
 
-  /** Extends every slot `holder` holds to `until` (ms). */
-  async renew(holder: string, until: number): Promise<void> {
-    await this.db.async.sql('UPDATE link_streams SET until = ? WHERE holder = ?', [until, holder]);
+  /** Extends every slot `holder` holds in the tenants given (those it has streams in) to `until` (ms). */
+  async renew(tenants: readonly TenantScope[], holder: string, until: number): Promise<void> {
+    if (!tenants.length) return;
+    await this.db.async.run(
+      this.db.k
+        .updateTable('link_streams')
+        .set({ until })
+        .where(
+          'tenant_id',
+          'in',
+          tenants.map((s) => s.tenant_id),
+        )
+        .where('holder', '=', holder),
+    );
   }
 
   /** Records that `ip` visited `shareId` at `now`; returns how many addresses it saw since `since` (ms). Serializable: see `strike`. */
-  see(shareId: number, ip: string, now: number, since: number): Promise<number> {
+  see(scope: TenantScope, shareId: number, ip: string, now: number, since: number): Promise<number> {
+    const tenant = scope.tenant_id;
     return this.db.async.unit(
       function* (t) {
-        yield* t.sql('INSERT INTO link_visitors (share_id, ip, seen_at) VALUES (?, ?, ?) ON CONFLICT (share_id, ip) DO UPDATE SET seen_at = excluded.seen_at', [
+        yield* t.sql(
+          'INSERT INTO link_visitors (tenant_id, share_id, ip, seen_at) VALUES (?, ?, ?, ?) ON CONFLICT (share_id, ip) DO UPDATE SET seen_at = excluded.seen_at',
+          [tenant, shareId, ip, now],
+        );
+        const [{ n }] = yield* t.sql<{ n: number }>('SELECT count(*) AS n FROM link_visitors WHERE tenant_id = ? AND share_id = ? AND seen_at > ?', [
+          tenant,
           shareId,
-          ip,
-          now,
+          since,
         ]);
-        const [{ n }] = yield* t.sql<{ n: number }>('SELECT count(*) AS n FROM link_visitors WHERE share_id = ? AND seen_at > ?', [shareId, since]);
         return Number(n);
       },
       { isolation: 'serializable' },
@@ -94,19 +123,24 @@ export class LinkLoadRepo {
   }
 
   /** Forgets a link's addresses and strikes (it was re-enabled). */
-  async forget(shareId: number): Promise<void> {
+  async forget(scope: TenantScope, shareId: number): Promise<void> {
+    const args = [scope.tenant_id, shareId];
     await this.db.async.unit(function* (t) {
-      yield* t.sql('DELETE FROM link_visitors WHERE share_id = ?', [shareId]);
-      yield* t.sql('DELETE FROM link_strikes WHERE share_id = ?', [shareId]);
+      yield* t.sql('DELETE FROM link_visitors WHERE tenant_id = ? AND share_id = ?', args);
+      yield* t.sql('DELETE FROM link_strikes WHERE tenant_id = ? AND share_id = ?', args);
     });
   }
 
-  /** Drops slots whose lease passed before `now`, addresses seen at or before `seenBefore`, strikes at or before `struckBefore`. */
-  async prune(now: number, seenBefore: number, struckBefore: number): Promise<void> {
+  /**
+   * Drops the tenant's slots whose lease passed before `now`, addresses seen at or before `seenBefore`,
+   * strikes at or before `struckBefore`.
+   */
+  async prune(scope: TenantScope, now: number, seenBefore: number, struckBefore: number): Promise<void> {
+    const tenant = scope.tenant_id;
     await this.db.async.unit(function* (t) {
-      yield* t.sql('DELETE FROM link_streams WHERE until < ?', [now]);
-      yield* t.sql('DELETE FROM link_visitors WHERE seen_at <= ?', [seenBefore]);
-      yield* t.sql('DELETE FROM link_strikes WHERE at <= ?', [struckBefore]);
+      yield* t.sql('DELETE FROM link_streams WHERE tenant_id = ? AND until < ?', [tenant, now]);
+      yield* t.sql('DELETE FROM link_visitors WHERE tenant_id = ? AND seen_at <= ?', [tenant, seenBefore]);
+      yield* t.sql('DELETE FROM link_strikes WHERE tenant_id = ? AND at <= ?', [tenant, struckBefore]);
     });
   }
 }

@@ -17,6 +17,7 @@ import { ZipWriter } from '../lib/zip-writer';
 import { SidecarStore, ZipFileBuild, entryKey, type CommitPolicy } from '../lib/zip-build';
 import { linkActor, type Principal } from '../auth';
 import type { Catalogue } from '../catalogue';
+import type { TenantScope } from '../db';
 import { AppError, isAppError } from '../errors';
 import type { FileService } from '../files';
 import type { ShareRow } from './shares.repo';
@@ -179,7 +180,7 @@ export class ShareZips {
       const liveness = setInterval(() => {
         // A database that does not answer ends nothing: the next check asks again.
         void (async () => {
-          const row = await this.o.shares.repo.byId(s.id);
+          const row = await this.o.shares.repo.byId(s, s.id);
           if (!row || (await this.o.shares.stateOf(row)) !== 'active') abort.abort();
         })().catch(() => undefined);
       }, LIVENESS_MS);
@@ -197,7 +198,7 @@ export class ShareZips {
         const build = zb;
         await this.fill(
           s,
-          await this.o.shares.ownerPrincipal(s.owner_id),
+          await this.o.shares.ownerPrincipal(s),
           rows.slice(resumed),
           { dir: (e) => build.addDir(rowKey(e), e.path, e.mtime || Date.now()), file: (e, body) => build.addFile(rowKey(e), e.path, body, stored(e)) },
           abort.signal,
@@ -229,15 +230,17 @@ export class ShareZips {
   }
 
   /**
-   * One warmer pass: builds missing archives of active folder links under the
-   * warm ceiling, one at a time, then sweeps. Errors are logged, never thrown.
+   * One warmer pass over `tenants` (every tenant: `TenantsRepo.list()`): builds missing archives of active
+   * folder links under the warm ceiling, tenant by tenant, one at a time, then sweeps. Errors are logged,
+   * never thrown.
    */
-  async warm(): Promise<void> {
-    for (const s of await this.o.shares.repo.activeFolderLinks(new Date().toISOString())) {
-      if ((await this.o.shares.stateOf(s)) !== 'active') continue;
-      await this.warmOne(s);
-    }
-    await this.sweep();
+  async warm(tenants: readonly TenantScope[]): Promise<void> {
+    for (const t of tenants)
+      for (const s of await this.o.shares.repo.activeFolderLinks(t, new Date().toISOString())) {
+        if ((await this.o.shares.stateOf(s)) !== 'active') continue;
+        await this.warmOne(s);
+      }
+    await this.sweep(tenants);
   }
 
   /** Pre-builds one link's archive when it fits under the warm ceiling. */
@@ -255,15 +258,18 @@ export class ShareZips {
     }
   }
 
-  /** Deletes archives of links no longer active, stale fingerprints, and those past the maximum age. */
-  async sweep(): Promise<void> {
+  /**
+   * Deletes archives of links no longer active, stale fingerprints, and those past the maximum age. An
+   * archive's name holds its share's id only: its row is looked up among every tenant's (`tenants`).
+   */
+  async sweep(tenants: readonly TenantScope[]): Promise<void> {
     const now = Date.now();
     for (const name of await readdir(this.o.dir).catch(() => [] as string[])) {
       const m = /^(\d+)-([0-9a-f]+)\.zip(\.part(\.idx)?)?$/.exec(name);
       if (!m) continue;
       const id = Number(m[1]);
       if (m[3] && this.builds.has(id)) continue;
-      const row = await this.o.shares.repo.byId(id);
+      const row = await this.o.shares.repo.byIdAmong(tenants, id);
       const file = join(this.o.dir, name);
       let drop = !row || (await this.o.shares.stateOf(row)) !== 'active' || m[2] !== fingerprint(await this.entries(row));
       // A build a crash or stop cut short stays while it can resume: its checkpoints sit beside it.

@@ -1,10 +1,13 @@
 /**
- * The shares, drop_submissions and drop_files tables (owner: shares), on `db.async`. Every counter changes
- * through one conditional UPDATE (or one unit of work that starts with it), so caps, the PIN counter and a
- * submission's file slots stay exact however requests and instances interleave, and no transaction is
- * held across I/O. A write answers with `RETURNING`, which is also how it tells whether it changed a row.
+ * The shares, share_tombstones, drop_submissions and drop_files tables (owner: shares), on `db.async`. Every
+ * counter changes through one conditional UPDATE (or one unit of work that starts with it), so caps, the PIN
+ * counter and a submission's file slots stay exact however requests and instances interleave, and no
+ * transaction is held across I/O. A write answers with `RETURNING`, which is also how it tells whether it
+ * changed a row. Every statement names its tenant (docs/tenants.md): a share is written in its owner's
+ * tenant and found, changed and counted only within one, so another tenant's id or token is not found; its
+ * submissions and their files carry the share's tenant (callers pass the share row as the scope).
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { Tx } from '../db/async';
 import type { SharesTable, DropSubmissionsTable, DropFilesTable } from '../db/tables';
 
@@ -22,6 +25,7 @@ export type DropFileRow = DropFilesTable;
 export type NewShare = Omit<
   ShareRow,
   | 'id'
+  | 'tenant_id'
   | 'downloads'
   | 'uploads'
   | 'pin_fails'
@@ -48,45 +52,83 @@ export interface AppLinkFilter {
 export class SharesRepo {
   constructor(private db: Db) {}
 
-  /** Stores a new share; its id. */
-  async insert(s: NewShare): Promise<number> {
-    const [row] = await this.write<{ id: number }>(
-      `INSERT INTO shares (token, kind, owner_id, storage_id, rel, is_dir, ttl, expires_at, expiry_clamped, max_downloads, max_uploads, pin_hash, comment, drop_settings, created_at, plugin_name, page_id, title, app_files)
-       VALUES (@token, @kind, @owner_id, @storage_id, @rel, @is_dir, @ttl, @expires_at, @expiry_clamped, @max_downloads, @max_uploads, @pin_hash, @comment, @drop_settings, @created_at, @plugin_name, @page_id, @title, @app_files)
-       RETURNING id`,
-      {
-        ...s,
-        kind: s.kind === 'app' ? 'link' : s.kind,
-        plugin_name: s.plugin_name ?? null,
-        page_id: s.page_id ?? null,
-        title: s.title ?? null,
-        app_files: s.app_files ?? null,
-      },
+  /**
+   * Stores a new share in `scope` (its owner's tenant); its id, or undefined when its storage is not one of
+   * that tenant's (nothing written: a share's storage is in the share's tenant).
+   */
+  insert(scope: TenantScope, s: NewShare): Promise<number | undefined> {
+    const row = {
+      ...s,
+      tenant_id: scope.tenant_id,
+      kind: s.kind === 'app' ? 'link' : s.kind,
+      plugin_name: s.plugin_name ?? null,
+      page_id: s.page_id ?? null,
+      title: s.title ?? null,
+      app_files: s.app_files ?? null,
+    };
+    return this.db.async.unit(function* (t) {
+      // The storage's row is not held: a storage deleted meanwhile cascades the new share away with it.
+      const [storage] = yield* t.sql('SELECT 1 AS y FROM storages WHERE id = ? AND tenant_id = ?', [s.storage_id, scope.tenant_id]);
+      if (!storage) return undefined;
+      const [made] = yield* t.sql<{ id: number }>(
+        `INSERT INTO shares (tenant_id, token, kind, owner_id, storage_id, rel, is_dir, ttl, expires_at, expiry_clamped, max_downloads, max_uploads, pin_hash, comment, drop_settings, created_at, plugin_name, page_id, title, app_files)
+         VALUES (@tenant_id, @token, @kind, @owner_id, @storage_id, @rel, @is_dir, @ttl, @expires_at, @expiry_clamped, @max_downloads, @max_uploads, @pin_hash, @comment, @drop_settings, @created_at, @plugin_name, @page_id, @title, @app_files)
+         RETURNING id`,
+        row,
+      );
+      return Number(made.id);
+    });
+  }
+
+  async byId(scope: TenantScope, id: number): Promise<ShareRow | undefined> {
+    return asRow((await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE tenant_id = ? AND id = ?', [scope.tenant_id, id]))[0]);
+  }
+
+  /**
+   * A share known by id only, in whichever of `tenants` holds it (system work that keeps share ids alone: the
+   * ZIP cache's file names). Callers pass every tenant (`TenantsRepo.list()`).
+   */
+  async byIdAmong(tenants: readonly TenantScope[], id: number): Promise<ShareRow | undefined> {
+    if (!tenants.length) return undefined;
+    return asRow(
+      await this.db.async.first(
+        this.db.k
+          .selectFrom('shares')
+          .selectAll()
+          .where(
+            'tenant_id',
+            'in',
+            tenants.map((s) => s.tenant_id),
+          )
+          .where('id', '=', id),
+      ),
     );
-    return Number(row.id);
   }
 
-  async byId(id: number): Promise<ShareRow | undefined> {
-    return asRow((await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE id = ?', [id]))[0]);
+  async byToken(scope: TenantScope, token: string): Promise<ShareRow | undefined> {
+    return asRow((await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE tenant_id = ? AND token = ?', [scope.tenant_id, token]))[0]);
   }
 
-  async byToken(token: string): Promise<ShareRow | undefined> {
-    return asRow((await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE token = ?', [token]))[0]);
-  }
-
-  /** The owner's shares, newest first (all shares when `ownerId` is null). */
-  async list(ownerId: number | null, limit = 1000): Promise<ShareRow[]> {
-    if (ownerId === null) return asRows(await this.db.async.sql<SharesTable>('SELECT * FROM shares ORDER BY id DESC LIMIT ?', [limit]));
-    return asRows(await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE owner_id = ? ORDER BY id DESC LIMIT ?', [ownerId, limit]));
+  /** The owner's shares, newest first (all the tenant's shares when `ownerId` is null). */
+  async list(scope: TenantScope, ownerId: number | null, limit = 1000): Promise<ShareRow[]> {
+    if (ownerId === null)
+      return asRows(await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE tenant_id = ? ORDER BY id DESC LIMIT ?', [scope.tenant_id, limit]));
+    return asRows(
+      await this.db.async.sql<SharesTable>('SELECT * FROM shares WHERE tenant_id = ? AND owner_id = ? ORDER BY id DESC LIMIT ?', [
+        scope.tenant_id,
+        ownerId,
+        limit,
+      ]),
+    );
   }
 
   /**
    * App links, newest first, with the total: of one app when `plugin` is given; `active` true keeps links
    * live by the clock and not revoked (false: the others). The creator and app checks are the caller's.
    */
-  appLinks(f: AppLinkFilter): Promise<{ rows: ShareRow[]; total: number }> {
+  appLinks(scope: TenantScope, f: AppLinkFilter): Promise<{ rows: ShareRow[]; total: number }> {
     const where = ['plugin_name IS NOT NULL'];
-    const args: Record<string, unknown> = {};
+    const args: Record<string, unknown> = { tenant: scope.tenant_id };
     if (f.plugin !== undefined) {
       where.push('plugin_name = @plugin');
       args.plugin = f.plugin;
@@ -98,9 +140,9 @@ export class SharesRepo {
     }
     const w = where.join(' AND ');
     return this.db.async.read(function* (t) {
-      const [{ n }] = yield* t.sql<{ n: number }>(`SELECT count(*) AS n FROM shares WHERE ${w}`, args);
+      const [{ n }] = yield* t.sql<{ n: number }>(`SELECT count(*) AS n FROM shares WHERE tenant_id = @tenant AND ${w}`, args);
       const rows = asRows(
-        yield* t.sql<SharesTable>(`SELECT * FROM shares WHERE ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`, {
+        yield* t.sql<SharesTable>(`SELECT * FROM shares WHERE tenant_id = @tenant AND ${w} ORDER BY id DESC LIMIT @limit OFFSET @offset`, {
           ...args,
           limit: f.limit,
           offset: f.offset,
@@ -111,42 +153,41 @@ export class SharesRepo {
   }
 
   /** Folder links that may still be opened (for the ZIP warmer); state checks beyond the clock are the caller's. */
-  activeFolderLinks(nowIso: string): Promise<ShareRow[]> {
+  activeFolderLinks(scope: TenantScope, nowIso: string): Promise<ShareRow[]> {
     return this.db.async.sql<ShareRow>(
-      "SELECT * FROM shares WHERE kind = 'link' AND plugin_name IS NULL AND is_dir = 1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)",
-      [nowIso],
+      "SELECT * FROM shares WHERE tenant_id = ? AND kind = 'link' AND plugin_name IS NULL AND is_dir = 1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)",
+      [scope.tenant_id, nowIso],
     );
   }
 
   /** Suspends a link (the uplink guard); false when already suspended or missing. */
-  async suspend(id: number, reason: 'addresses' | 'accelerator', nowIso: string): Promise<boolean> {
-    return (
-      (await this.write('UPDATE shares SET suspended_at = ?, suspended_reason = ? WHERE id = ? AND suspended_at IS NULL RETURNING id', [nowIso, reason, id]))
-        .length === 1
-    );
+  async suspend(scope: TenantScope, id: number, reason: 'addresses' | 'accelerator', nowIso: string): Promise<boolean> {
+    const q = 'UPDATE shares SET suspended_at = ?, suspended_reason = ? WHERE tenant_id = ? AND id = ? AND suspended_at IS NULL RETURNING id';
+    return (await this.write(q, [nowIso, reason, scope.tenant_id, id])).length === 1;
   }
 
   /** Lifts a suspension; false when the link was not suspended. */
-  async resume(id: number): Promise<boolean> {
-    return (
-      (await this.write('UPDATE shares SET suspended_at = NULL, suspended_reason = NULL WHERE id = ? AND suspended_at IS NOT NULL RETURNING id', [id]))
-        .length === 1
-    );
+  async resume(scope: TenantScope, id: number): Promise<boolean> {
+    const q = 'UPDATE shares SET suspended_at = NULL, suspended_reason = NULL WHERE tenant_id = ? AND id = ? AND suspended_at IS NOT NULL RETURNING id';
+    return (await this.write(q, [scope.tenant_id, id])).length === 1;
   }
 
   /** Live links suspended now (for the admin status). */
-  async suspendedCount(): Promise<number> {
-    const [{ n }] = await this.db.async.sql<{ n: number }>('SELECT count(*) AS n FROM shares WHERE suspended_at IS NOT NULL AND revoked_at IS NULL');
+  async suspendedCount(scope: TenantScope): Promise<number> {
+    const [{ n }] = await this.db.async.sql<{ n: number }>(
+      'SELECT count(*) AS n FROM shares WHERE tenant_id = ? AND suspended_at IS NOT NULL AND revoked_at IS NULL',
+      [scope.tenant_id],
+    );
     return Number(n);
   }
 
   /** Revokes: expiry set to now and `revoked_at` written. False when already revoked or missing. */
-  async revoke(id: number, nowIso: string): Promise<boolean> {
+  async revoke(scope: TenantScope, id: number, nowIso: string): Promise<boolean> {
     return (
       (
         await this.write(
-          'UPDATE shares SET revoked_at = @now, expires_at = CASE WHEN expires_at IS NULL OR expires_at > @now THEN @now ELSE expires_at END WHERE id = @id AND revoked_at IS NULL RETURNING id',
-          { id, now: nowIso },
+          'UPDATE shares SET revoked_at = @now, expires_at = CASE WHEN expires_at IS NULL OR expires_at > @now THEN @now ELSE expires_at END WHERE tenant_id = @tenant AND id = @id AND revoked_at IS NULL RETURNING id',
+          { tenant: scope.tenant_id, id, now: nowIso },
         )
       ).length === 1
     );
@@ -156,27 +197,29 @@ export class SharesRepo {
    * Claims one download slot when the link is live by the clock and under its
    * cap. True when the slot is the caller's; one statement, so exact.
    */
-  async claimDownload(id: number, nowIso: string): Promise<boolean> {
+  async claimDownload(scope: TenantScope, id: number, nowIso: string): Promise<boolean> {
     const q =
-      'UPDATE shares SET downloads = downloads + 1 WHERE id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads) RETURNING id';
-    return (await this.write(q, [id, nowIso])).length === 1;
+      'UPDATE shares SET downloads = downloads + 1 WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads) RETURNING id';
+    return (await this.write(q, [scope.tenant_id, id, nowIso])).length === 1;
   }
 
   /** Gives back a slot whose serve failed before its first byte (`waitMs`: how long a held database is waited for). */
-  async releaseDownload(id: number, waitMs?: number): Promise<void> {
-    await this.write('UPDATE shares SET downloads = downloads - 1 WHERE id = ? AND downloads > 0 RETURNING id', [id], waitMs);
-  }
-
-  /** Claims one received-file slot against `max_uploads`; exact like downloads. */
-  async claimUpload(id: number): Promise<boolean> {
-    return (
-      (await this.write('UPDATE shares SET uploads = uploads + 1 WHERE id = ? AND (max_uploads IS NULL OR uploads < max_uploads) RETURNING id', [id]))
-        .length === 1
+  async releaseDownload(scope: TenantScope, id: number, waitMs?: number): Promise<void> {
+    await this.write(
+      'UPDATE shares SET downloads = downloads - 1 WHERE tenant_id = ? AND id = ? AND downloads > 0 RETURNING id',
+      [scope.tenant_id, id],
+      waitMs,
     );
   }
 
-  async releaseUpload(id: number): Promise<void> {
-    await this.write('UPDATE shares SET uploads = uploads - 1 WHERE id = ? AND uploads > 0 RETURNING id', [id]);
+  /** Claims one received-file slot against `max_uploads`; exact like downloads. */
+  async claimUpload(scope: TenantScope, id: number): Promise<boolean> {
+    const q = 'UPDATE shares SET uploads = uploads + 1 WHERE tenant_id = ? AND id = ? AND (max_uploads IS NULL OR uploads < max_uploads) RETURNING id';
+    return (await this.write(q, [scope.tenant_id, id])).length === 1;
+  }
+
+  async releaseUpload(scope: TenantScope, id: number): Promise<void> {
+    await this.write('UPDATE shares SET uploads = uploads - 1 WHERE tenant_id = ? AND id = ? AND uploads > 0 RETURNING id', [scope.tenant_id, id]);
   }
 
   /**
@@ -184,63 +227,67 @@ export class SharesRepo {
    * restarts. A row locked at `nowIso` (another wrong answer locked it meanwhile) counts nothing. Returns
    * the row after the change; one unit, so each of several wrong answers at once sees its own count.
    */
-  pinFailed(id: number, max: number, lockUntilIso: string, nowIso: string): Promise<ShareRow> {
+  pinFailed(scope: TenantScope, id: number, max: number, lockUntilIso: string, nowIso: string): Promise<ShareRow> {
     return this.db.async.unit(function* (t) {
       const [after] = yield* t.sql<SharesTable>(
-        'UPDATE shares SET pin_fails = CASE WHEN pin_fails + 1 >= @max THEN 0 ELSE pin_fails + 1 END, locked_until = CASE WHEN pin_fails + 1 >= @max THEN @until ELSE locked_until END WHERE id = @id AND (locked_until IS NULL OR locked_until <= @now) RETURNING *',
-        { id, max, until: lockUntilIso, now: nowIso },
+        'UPDATE shares SET pin_fails = CASE WHEN pin_fails + 1 >= @max THEN 0 ELSE pin_fails + 1 END, locked_until = CASE WHEN pin_fails + 1 >= @max THEN @until ELSE locked_until END WHERE tenant_id = @tenant AND id = @id AND (locked_until IS NULL OR locked_until <= @now) RETURNING *',
+        { tenant: scope.tenant_id, id, max, until: lockUntilIso, now: nowIso },
       );
-      return asRow(after ?? (yield* t.sql<SharesTable>('SELECT * FROM shares WHERE id = ?', [id]))[0])!;
+      return asRow(after ?? (yield* t.sql<SharesTable>('SELECT * FROM shares WHERE tenant_id = ? AND id = ?', [scope.tenant_id, id]))[0])!;
     });
   }
 
   /** A right PIN restarts the counter, unless another answer locked the row at `nowIso` meanwhile. */
-  async pinPassed(id: number, nowIso: string): Promise<void> {
+  async pinPassed(scope: TenantScope, id: number, nowIso: string): Promise<void> {
     await this.write(
-      'UPDATE shares SET pin_fails = 0, locked_until = NULL WHERE id = ? AND (pin_fails != 0 OR locked_until IS NOT NULL) AND (locked_until IS NULL OR locked_until <= ?) RETURNING id',
-      [id, nowIso],
+      'UPDATE shares SET pin_fails = 0, locked_until = NULL WHERE tenant_id = ? AND id = ? AND (pin_fails != 0 OR locked_until IS NOT NULL) AND (locked_until IS NULL OR locked_until <= ?) RETURNING id',
+      [scope.tenant_id, id, nowIso],
     );
   }
 
-  /** Whether `token` named a link (of `kind`, when given) whose storage was deleted since. */
-  async tombstoned(token: string, kind?: ShareRow['kind']): Promise<boolean> {
-    const [row] = await this.db.async.sql<{ kind: string }>('SELECT kind FROM share_tombstones WHERE token = ?', [token]);
+  /** Whether `token` named a link of the tenant (of `kind`, when given) whose storage was deleted since. */
+  async tombstoned(scope: TenantScope, token: string, kind?: ShareRow['kind']): Promise<boolean> {
+    const [row] = await this.db.async.sql<{ kind: string }>('SELECT kind FROM share_tombstones WHERE tenant_id = ? AND token = ?', [scope.tenant_id, token]);
     // An app link's tombstone says `link` (the stored kind).
     return !!row && (!kind || row.kind === (kind === 'app' ? 'link' : kind));
   }
 
-  /** Deletes links revoked or expired before `beforeIso` (with their submissions) and older tombstones. Returns the ids removed. */
-  async sweep(beforeIso: string): Promise<number[]> {
+  /**
+   * Deletes the tenant's links revoked or expired before `beforeIso` (with their submissions) and its older
+   * tombstones. Returns the ids removed.
+   */
+  async sweep(scope: TenantScope, beforeIso: string): Promise<number[]> {
     const rows = await this.db.async.unit(function* (t) {
       const gone = yield* t.sql<{ id: number }>(
-        'DELETE FROM shares WHERE (revoked_at IS NOT NULL AND revoked_at < @b) OR (expires_at IS NOT NULL AND expires_at < @b) RETURNING id',
-        { b: beforeIso },
+        'DELETE FROM shares WHERE tenant_id = @tenant AND ((revoked_at IS NOT NULL AND revoked_at < @b) OR (expires_at IS NOT NULL AND expires_at < @b)) RETURNING id',
+        { tenant: scope.tenant_id, b: beforeIso },
       );
-      yield* t.sql('DELETE FROM share_tombstones WHERE created_at < ?', [beforeIso]);
+      yield* t.sql('DELETE FROM share_tombstones WHERE tenant_id = ? AND created_at < ?', [scope.tenant_id, beforeIso]);
       return gone;
     });
     return rows.map((r) => Number(r.id));
   }
 
-  async insertSubmission(s: Omit<SubmissionRow, 'files' | 'finished_at'>): Promise<void> {
+  /** Opens a submission of `share` (in its tenant). */
+  async insertSubmission(share: TenantScope, s: Omit<SubmissionRow, 'files' | 'finished_at' | 'tenant_id'>): Promise<void> {
     await this.write(
-      'INSERT INTO drop_submissions (id, share_id, folder, uploader, ip, has_note, created_at) VALUES (@id, @share_id, @folder, @uploader, @ip, @has_note, @created_at) RETURNING id',
-      s,
+      'INSERT INTO drop_submissions (tenant_id, id, share_id, folder, uploader, ip, has_note, created_at) VALUES (@tenant_id, @id, @share_id, @folder, @uploader, @ip, @has_note, @created_at) RETURNING id',
+      { ...s, tenant_id: share.tenant_id },
     );
   }
 
   /** Per file request of `ownerId`: its submissions that received at least one file (the "Uses" of a file request). */
-  async submissionCounts(ownerId: number): Promise<Map<number, number>> {
+  async submissionCounts(scope: TenantScope, ownerId: number): Promise<Map<number, number>> {
     const rows = await this.db.async.sql<{ share_id: number; n: number }>(
       `SELECT s.share_id, count(*) AS n FROM drop_submissions s JOIN shares sh ON sh.id = s.share_id
-       WHERE sh.owner_id = ? AND EXISTS (SELECT 1 FROM drop_files f WHERE f.submission_id = s.id AND f.done = 1) GROUP BY s.share_id`,
-      [ownerId],
+       WHERE s.tenant_id = ? AND sh.owner_id = ? AND EXISTS (SELECT 1 FROM drop_files f WHERE f.tenant_id = s.tenant_id AND f.submission_id = s.id AND f.done = 1) GROUP BY s.share_id`,
+      [scope.tenant_id, ownerId],
     );
     return new Map(rows.map((r) => [Number(r.share_id), Number(r.n)]));
   }
 
-  async submission(id: string): Promise<SubmissionRow | undefined> {
-    return (await this.db.async.sql<SubmissionRow>('SELECT * FROM drop_submissions WHERE id = ?', [id]))[0];
+  async submission(scope: TenantScope, id: string): Promise<SubmissionRow | undefined> {
+    return (await this.db.async.sql<SubmissionRow>('SELECT * FROM drop_submissions WHERE tenant_id = ? AND id = ?', [scope.tenant_id, id]))[0];
   }
 
   /**
@@ -249,18 +296,25 @@ export class SharesRepo {
    * aside), else `added`. One unit: the slot is taken first, which holds the submission's row, so two
    * files racing for the last slot or for one name are decided one after the other.
    */
-  async addSubmissionFile(submissionId: string, max: number, f: Omit<DropFileRow, 'submission_id' | 'done' | 'position'>): Promise<'added' | 'full' | 'taken'> {
+  async addSubmissionFile(
+    scope: TenantScope,
+    submissionId: string,
+    max: number,
+    f: Omit<DropFileRow, 'submission_id' | 'done' | 'position' | 'tenant_id'>,
+  ): Promise<'added' | 'full' | 'taken'> {
+    const tenant = scope.tenant_id;
     try {
       return await this.db.async.unit(function* (t) {
         const [slot] = yield* t.sql<{ files: number }>(
-          'UPDATE drop_submissions SET files = files + 1 WHERE id = ? AND files < ? AND finished_at IS NULL RETURNING files',
-          [submissionId, max],
+          'UPDATE drop_submissions SET files = files + 1 WHERE tenant_id = ? AND id = ? AND files < ? AND finished_at IS NULL RETURNING files',
+          [tenant, submissionId, max],
         );
         if (!slot) return 'full';
-        const names = yield* t.sql<{ name: string }>('SELECT name FROM drop_files WHERE submission_id = ?', [submissionId]);
+        const names = yield* t.sql<{ name: string }>('SELECT name FROM drop_files WHERE tenant_id = ? AND submission_id = ?', [tenant, submissionId]);
         // Thrown to roll the slot back; answered below.
         if (names.some((r) => r.name.toLowerCase() === f.name.toLowerCase())) throw NAME_TAKEN;
-        yield* t.sql('INSERT INTO drop_files (upload_id, submission_id, name, size, position) VALUES (?, ?, ?, ?, ?) RETURNING upload_id', [
+        yield* t.sql('INSERT INTO drop_files (tenant_id, upload_id, submission_id, name, size, position) VALUES (?, ?, ?, ?, ?, ?) RETURNING upload_id', [
+          tenant,
           f.upload_id,
           submissionId,
           f.name,
@@ -275,31 +329,41 @@ export class SharesRepo {
     }
   }
 
-  async dropFile(uploadId: string): Promise<DropFileRow | undefined> {
-    return (await this.db.async.sql<DropFileRow>('SELECT * FROM drop_files WHERE upload_id = ?', [uploadId]))[0];
+  async dropFile(scope: TenantScope, uploadId: string): Promise<DropFileRow | undefined> {
+    return (await this.db.async.sql<DropFileRow>('SELECT * FROM drop_files WHERE tenant_id = ? AND upload_id = ?', [scope.tenant_id, uploadId]))[0];
   }
 
-  submissionFiles(submissionId: string): Promise<DropFileRow[]> {
-    return this.db.async.sql<DropFileRow>('SELECT * FROM drop_files WHERE submission_id = ? ORDER BY position, name', [submissionId]);
+  submissionFiles(scope: TenantScope, submissionId: string): Promise<DropFileRow[]> {
+    return this.db.async.sql<DropFileRow>('SELECT * FROM drop_files WHERE tenant_id = ? AND submission_id = ? ORDER BY position, name', [
+      scope.tenant_id,
+      submissionId,
+    ]);
   }
 
-  async markFileDone(uploadId: string): Promise<void> {
-    await this.write('UPDATE drop_files SET done = 1 WHERE upload_id = ? RETURNING upload_id', [uploadId]);
+  async markFileDone(scope: TenantScope, uploadId: string): Promise<void> {
+    await this.write('UPDATE drop_files SET done = 1 WHERE tenant_id = ? AND upload_id = ? RETURNING upload_id', [scope.tenant_id, uploadId]);
   }
 
   /** Closes a submission once; false when it was already finished. */
-  async finishSubmission(id: string, nowIso: string): Promise<boolean> {
-    return (await this.write('UPDATE drop_submissions SET finished_at = ? WHERE id = ? AND finished_at IS NULL RETURNING id', [nowIso, id])).length === 1;
+  async finishSubmission(scope: TenantScope, id: string, nowIso: string): Promise<boolean> {
+    const q = 'UPDATE drop_submissions SET finished_at = ? WHERE tenant_id = ? AND id = ? AND finished_at IS NULL RETURNING id';
+    return (await this.write(q, [nowIso, scope.tenant_id, id])).length === 1;
   }
 
-  /** Unfinished submissions opened before `beforeIso` (the uploader left without saying so). */
-  staleSubmissions(beforeIso: string): Promise<SubmissionRow[]> {
-    return this.db.async.sql<SubmissionRow>('SELECT * FROM drop_submissions WHERE finished_at IS NULL AND created_at < ? LIMIT 500', [beforeIso]);
+  /** The tenant's unfinished submissions opened before `beforeIso` (the uploader left without saying so). */
+  staleSubmissions(scope: TenantScope, beforeIso: string): Promise<SubmissionRow[]> {
+    return this.db.async.sql<SubmissionRow>('SELECT * FROM drop_submissions WHERE tenant_id = ? AND finished_at IS NULL AND created_at < ? LIMIT 500', [
+      scope.tenant_id,
+      beforeIso,
+    ]);
   }
 
   /** Names already used in a submission, lower-cased (to keep every file's name unique there). */
-  async namesIn(submissionId: string): Promise<Set<string>> {
-    const rows = await this.db.async.sql<{ name: string }>('SELECT name FROM drop_files WHERE submission_id = ?', [submissionId]);
+  async namesIn(scope: TenantScope, submissionId: string): Promise<Set<string>> {
+    const rows = await this.db.async.sql<{ name: string }>('SELECT name FROM drop_files WHERE tenant_id = ? AND submission_id = ?', [
+      scope.tenant_id,
+      submissionId,
+    ]);
     return new Set(rows.map((r) => r.name.toLowerCase()));
   }
 

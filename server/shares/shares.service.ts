@@ -16,8 +16,8 @@ import { formatDuration } from '../lib/duration';
 import { baseName, isWithin, parseSharePath, uiPath } from '../lib/paths';
 import type { SettingsStore } from '../settings';
 import { DROP_DEFAULTS, dropSettingsOf, shareState, shareView } from './share-views';
-import { SharesRepo, type ShareRow } from './shares.repo';
-import { DEFAULT_TENANT } from '../db';
+import { SharesRepo, type NewShare, type ShareRow } from './shares.repo';
+import type { TenantScope } from '../db';
 
 export const PIN_MAX_FAILS = 5;
 export const PIN_LOCK_MS = 10 * 60_000;
@@ -100,7 +100,7 @@ export interface SharesOptions {
   /** Called after a link is created (the ZIP warmer pre-builds folder archives). */
   onCreated?: (row: ShareRow) => void;
   /** Told when a suspended link is re-enabled (the guard forgets what it counted). */
-  onResumed?: (shareId: number) => Promise<void> | undefined;
+  onResumed?: (row: ShareRow) => Promise<void> | undefined;
 }
 
 export class SharesService {
@@ -140,7 +140,7 @@ export class SharesService {
     const token = randomToken(24);
     const drop = kind === 'drop' ? { ...DROP_DEFAULTS, ...stripUndefined(input.drop_settings ?? {}) } : null;
     if (drop) drop.allowed_ext = [...new Set(drop.allowed_ext.map((e) => e.replace(/^\./, '').toLowerCase()).filter(Boolean))];
-    const id = await this.o.repo.insert({
+    const row = await this.insert(a.principal, {
       token,
       kind,
       owner_id: a.principal.id,
@@ -157,13 +157,12 @@ export class SharesService {
       drop_settings: drop ? JSON.stringify(drop) : null,
       created_at: new Date(now).toISOString(),
     });
-    const row = (await this.o.repo.byId(id))!;
     await this.o.bus.emit('audit', {
       action: 'share.create',
       actor: actorRef(a),
       request: a.request,
       resource: this.sharePath(row),
-      meta: { share_id: id, kind, max_downloads: row.max_downloads, expires_at: row.expires_at, pin: !!pin },
+      meta: { share_id: row.id, kind, max_downloads: row.max_downloads, expires_at: row.expires_at, pin: !!pin },
     });
     this.o.onCreated?.(row);
     const view = await this.present(row, origin);
@@ -202,7 +201,7 @@ export class SharesService {
     const now = Date.now();
     const { expiresAt, clamped } = this.expiry(now, { path: '', expires_at: input.expires_at });
     const token = randomToken(24);
-    const id = await this.o.repo.insert({
+    const row = await this.insert(a.principal, {
       token,
       kind: 'app',
       owner_id: a.principal.id,
@@ -223,14 +222,13 @@ export class SharesService {
       title: input.title ?? null,
       app_files: JSON.stringify(files),
     });
-    const row = (await this.o.repo.byId(id))!;
     await this.o.bus.emit('audit', {
       action: 'share.create',
       actor: actorRef(a),
       request: a.request,
       resource: this.sharePath(row),
       meta: {
-        share_id: id,
+        share_id: row.id,
         kind: 'app',
         plugin: input.plugin,
         page: input.page,
@@ -241,6 +239,17 @@ export class SharesService {
       },
     });
     return this.present(row, origin);
+  }
+
+  /**
+   * Stores a share in its owner's tenant and reads it back. Its storage must be that tenant's: another
+   * tenant's storage is refused as a missing path would be (`not_found`).
+   */
+  private async insert(owner: TenantScope, s: NewShare): Promise<ShareRow> {
+    const id = await this.o.repo.insert(owner, s);
+    const row = id === undefined ? undefined : await this.o.repo.byId(owner, id);
+    if (!row) throw new AppError('not_found');
+    return row;
   }
 
   /** The files an app link exposes (none for other links). */
@@ -258,17 +267,19 @@ export class SharesService {
    * The row and public state of a token without opening it (the app page's state route reports expired,
    * revoked and suspended links instead of refusing them): `not_found` for an unknown or malformed token,
    * another kind than `kind`, or a capped link; a token whose storage was deleted is `revoked` with no row.
-   * `owner`: its creator as read for the state (null: deleted or disabled, or no row).
+   * `owner`: its creator as read for the state (null: deleted or disabled, or no row). The token is looked up
+   * in `scope` (another tenant's token is unknown).
    */
   async peek(
+    scope: TenantScope,
     token: string,
     kind: ShareRow['kind'],
   ): Promise<{ share: ShareRow | null; state: Exclude<ShareView['state'], 'capped'>; owner: Principal | null }> {
-    const share = typeof token === 'string' && TOKEN_RE.test(token) ? await this.o.repo.byToken(token) : undefined;
-    if (!share && typeof token === 'string' && TOKEN_RE.test(token) && (await this.o.repo.tombstoned(token, kind)))
+    const share = typeof token === 'string' && TOKEN_RE.test(token) ? await this.o.repo.byToken(scope, token) : undefined;
+    if (!share && typeof token === 'string' && TOKEN_RE.test(token) && (await this.o.repo.tombstoned(scope, token, kind)))
       return { share: null, state: 'revoked', owner: null };
     if (!share || share.kind !== kind) throw new AppError('not_found');
-    const owner = await this.ownerPrincipal(share.owner_id);
+    const owner = await this.ownerPrincipal(share);
     const state = this.stateWith(share, owner);
     if (state === 'capped') throw new AppError('not_found', { reason: 'capped' });
     return { share, state, owner };
@@ -288,9 +299,9 @@ export class SharesService {
   async list(a: Actor, origin: string): Promise<ShareView[]> {
     if (a.kind === 'system') return [];
     const [uses, rows, owner] = await Promise.all([
-      this.o.repo.submissionCounts(a.principal.id),
-      this.o.repo.list(a.principal.id),
-      this.ownerPrincipal(a.principal.id),
+      this.o.repo.submissionCounts(a.principal, a.principal.id),
+      this.o.repo.list(a.principal, a.principal.id),
+      this.o.auth.repo.principal(a.principal, a.principal.id),
     ]);
     return Promise.all(rows.filter((s) => this.reaches(a, s)).map((s) => this.present(s, origin, { owner, submissions: uses.get(s.id) ?? 0 })));
   }
@@ -311,9 +322,8 @@ export class SharesService {
    * `share.revoke`. Owner or admin; anyone else gets `not_found`. Idempotent.
    */
   async revoke(a: Actor, idOrToken: string): Promise<ShareView> {
-    const row = await this.byIdOrToken(idOrToken);
-    if (!row || !this.manages(a, row)) throw new AppError('not_found');
-    if (await this.o.repo.revoke(row.id, new Date().toISOString())) {
+    const row = await this.managed(a, idOrToken);
+    if (await this.o.repo.revoke(row, row.id, new Date().toISOString())) {
       await this.o.bus.emit('audit', {
         action: 'share.revoke',
         actor: actorRef(a),
@@ -323,7 +333,7 @@ export class SharesService {
       });
       this.o.onEnded?.(row.id);
     }
-    return this.present((await this.o.repo.byId(row.id))!, '');
+    return this.present((await this.o.repo.byId(row, row.id))!, '');
   }
 
   /**
@@ -332,7 +342,7 @@ export class SharesService {
    */
   async suspend(row: ShareRow, reason: 'addresses' | 'accelerator', meta: { addresses?: number; ip?: string; ua?: string }): Promise<boolean> {
     const at = new Date().toISOString();
-    if (!(await this.o.repo.suspend(row.id, reason, at))) return false;
+    if (!(await this.o.repo.suspend(row, row.id, reason, at))) return false;
     const path = this.sharePath(row);
     await this.o.bus.emit('share.suspended', { share_id: row.id, owner_id: row.owner_id, token: row.token, path, reason, suspended_at: at, ...meta });
     await this.o.bus.emit('audit', {
@@ -346,9 +356,8 @@ export class SharesService {
 
   /** Re-enables a suspended link (owner or admin; anyone else gets `not_found`). Idempotent. */
   async resume(a: Actor, idOrToken: string): Promise<ShareView> {
-    const row = await this.byIdOrToken(idOrToken);
-    if (!row || !this.manages(a, row)) throw new AppError('not_found');
-    if (await this.o.repo.resume(row.id)) {
+    const row = await this.managed(a, idOrToken);
+    if (await this.o.repo.resume(row, row.id)) {
       await this.o.bus.emit('audit', {
         action: 'share.resume',
         actor: actorRef(a),
@@ -356,20 +365,30 @@ export class SharesService {
         resource: this.sharePath(row),
         meta: { share_id: row.id },
       });
-      await this.o.onResumed?.(row.id);
+      await this.o.onResumed?.(row);
     }
-    return this.present((await this.o.repo.byId(row.id))!, '');
+    return this.present((await this.o.repo.byId(row, row.id))!, '');
   }
 
-  /** A share by its numeric id or its token (undefined for anything else). */
-  private byIdOrToken(idOrToken: string): Promise<ShareRow | undefined> {
-    if (/^\d+$/.test(idOrToken)) return this.o.repo.byId(Number(idOrToken));
-    return TOKEN_RE.test(idOrToken) ? this.o.repo.byToken(idOrToken) : Promise.resolve(undefined);
+  /**
+   * A share `a` manages, by its id or token in `a`'s tenant (`not_found` for another tenant's, one `a` does
+   * not manage, and anything that is neither).
+   */
+  async managed(a: Actor, idOrToken: string): Promise<ShareRow> {
+    const row = a.kind === 'system' ? undefined : await this.byIdOrToken(a.principal, idOrToken);
+    if (!row || !this.manages(a, row)) throw new AppError('not_found');
+    return row;
   }
 
-  /** Live links held suspended now. */
-  suspendedCount(): Promise<number> {
-    return this.o.repo.suspendedCount();
+  /** A share of the tenant by its numeric id or its token (undefined for anything else). */
+  private byIdOrToken(scope: TenantScope, idOrToken: string): Promise<ShareRow | undefined> {
+    if (/^\d+$/.test(idOrToken)) return this.o.repo.byId(scope, Number(idOrToken));
+    return TOKEN_RE.test(idOrToken) ? this.o.repo.byToken(scope, idOrToken) : Promise.resolve(undefined);
+  }
+
+  /** The tenant's live links held suspended now. */
+  suspendedCount(scope: TenantScope): Promise<number> {
+    return this.o.repo.suspendedCount(scope);
   }
 
   /**
@@ -378,14 +397,15 @@ export class SharesService {
    * `capped`), `expired` (clock or revoked by its owner), `revoked` (creator
    * disabled or deleted, storage disabled, or deleted: see share_tombstones), `storage_unavailable` while the
    * storage's drive is unplugged. `allowCapped` lets a
-   * transfer that began before the cap was reached finish.
+   * transfer that began before the cap was reached finish. The token is looked up in `scope`: another
+   * tenant's token is `not_found` like an unknown one.
    */
-  async open(token: string, kind?: ShareRow['kind'], opts: { allowCapped?: boolean } = {}): Promise<OpenShare> {
-    const share = typeof token === 'string' && TOKEN_RE.test(token) ? await this.o.repo.byToken(token) : undefined;
-    if (!share && TOKEN_RE.test(token) && (await this.o.repo.tombstoned(token, kind))) throw new AppError('revoked', { reason: 'storage_removed' });
+  async open(scope: TenantScope, token: string, kind?: ShareRow['kind'], opts: { allowCapped?: boolean } = {}): Promise<OpenShare> {
+    const share = typeof token === 'string' && TOKEN_RE.test(token) ? await this.o.repo.byToken(scope, token) : undefined;
+    if (!share && TOKEN_RE.test(token) && (await this.o.repo.tombstoned(scope, token, kind))) throw new AppError('revoked', { reason: 'storage_removed' });
     if (!share || (kind && share.kind !== kind)) throw new AppError('not_found');
     // The creator is read once: for the state and as the link's actor.
-    const owner = await this.ownerPrincipal(share.owner_id);
+    const owner = await this.ownerPrincipal(share);
     const state = this.stateWith(share, owner);
     if (state === 'expired') throw expiredError(share);
     if (state === 'revoked') throw new AppError('revoked');
@@ -401,8 +421,8 @@ export class SharesService {
   }
 
   /** Link metadata without a PIN (`GET /api/files/share/{token}`). */
-  async metadata(token: string): Promise<LinkMetadata> {
-    const { share, files } = await this.open(token);
+  async metadata(scope: TenantScope, token: string): Promise<LinkMetadata> {
+    const { share, files } = await this.open(scope, token);
     // An app page says what it shows through its own state route (GET /api/public/s/{token}), after its PIN.
     if (share.kind === 'app') throw new AppError('not_found');
     const e = await files.stat({ storage_id: share.storage_id, rel: share.rel }).catch(statOrRevoked);
@@ -462,8 +482,8 @@ export class SharesService {
    * 10 minutes, so a cap stays exact without holding the response that long.
    */
   async claimDownload(share: ShareRow): Promise<DownloadSlot> {
-    if (!(await this.o.repo.claimDownload(share.id, new Date().toISOString()))) {
-      const fresh = await this.o.repo.byId(share.id);
+    if (!(await this.o.repo.claimDownload(share, share.id, new Date().toISOString()))) {
+      const fresh = await this.o.repo.byId(share, share.id);
       if (fresh && (await this.stateOf(fresh)) === 'expired') throw expiredError(fresh);
       throw new AppError('not_found', { reason: 'capped' });
     }
@@ -473,19 +493,19 @@ export class SharesService {
         if (settled) return;
         settled = true;
         if (bytesSent === 0 && size > 0)
-          await this.o.repo.releaseDownload(share.id).catch(() => void this.o.repo.releaseDownload(share.id, 600_000).catch(() => undefined));
+          await this.o.repo.releaseDownload(share, share.id).catch(() => void this.o.repo.releaseDownload(share, share.id, 600_000).catch(() => undefined));
       },
     };
   }
 
-  /** Deletes links revoked or expired more than 7 days ago. Returns their ids. */
-  sweep(now = Date.now()): Promise<number[]> {
-    return this.o.repo.sweep(new Date(now - SWEEP_AFTER_MS).toISOString());
+  /** Deletes the tenant's links revoked or expired more than 7 days ago. Returns their ids. */
+  sweep(scope: TenantScope, now = Date.now()): Promise<number[]> {
+    return this.o.repo.sweep(scope, new Date(now - SWEEP_AFTER_MS).toISOString());
   }
 
   /** Public state of a row now (`shareState`): reads its creator. */
   async stateOf(s: ShareRow): Promise<ShareView['state']> {
-    return this.stateWith(s, await this.ownerPrincipal(s.owner_id));
+    return this.stateWith(s, await this.ownerPrincipal(s));
   }
 
   /** The same with its creator already read (null: deleted or disabled). */
@@ -513,7 +533,7 @@ export class SharesService {
    * `submissions`: a file request's uses (visits that sent files), known to the list; 0 elsewhere.
    */
   async present(s: ShareRow, origin: string, known: { owner?: Principal | null; submissions?: number } = {}): Promise<ShareView> {
-    const owner = known.owner !== undefined ? known.owner : await this.ownerPrincipal(s.owner_id);
+    const owner = known.owner !== undefined ? known.owner : await this.ownerPrincipal(s);
     const view = shareView(s, { path: this.sharePath(s), url: this.urlOf(s, origin), state: this.stateWith(s, owner), submissions: known.submissions ?? 0 });
     return this.encrypted(s.storage_id, s.rel) ? { ...view, encrypted: true } : view;
   }
@@ -523,20 +543,19 @@ export class SharesService {
     return !!this.o.catalogue.roots.rootOf(storageId, rel);
   }
 
-  /** The creator as a principal, or null when deleted or disabled (the link then reads as `revoked`). */
-  ownerPrincipal(id: number): Promise<Principal | null> {
-    // The link row's tenant once shares is scoped (docs/tenants.md, "Status").
-    return this.o.auth.repo.principal(DEFAULT_TENANT, id);
+  /** The creator as a principal (read in the share's tenant), or null when deleted or disabled (the link then reads as `revoked`). */
+  ownerPrincipal(s: Pick<ShareRow, 'tenant_id' | 'owner_id'>): Promise<Principal | null> {
+    return this.o.auth.repo.principal(s, s.owner_id);
   }
 
   private async verifyPin(share: ShareRow, pin: string): Promise<void> {
     const now = Date.now();
     if (share.locked_until && Date.parse(share.locked_until) > now) throw lockedError(share.locked_until, now);
     if (safeEqual(this.pinHash(share.token, String(pin)), share.pin_hash!)) {
-      await this.o.repo.pinPassed(share.id, new Date(now).toISOString());
+      await this.o.repo.pinPassed(share, share.id, new Date(now).toISOString());
       return;
     }
-    const after = await this.o.repo.pinFailed(share.id, PIN_MAX_FAILS, new Date(now + PIN_LOCK_MS).toISOString(), new Date(now).toISOString());
+    const after = await this.o.repo.pinFailed(share, share.id, PIN_MAX_FAILS, new Date(now + PIN_LOCK_MS).toISOString(), new Date(now).toISOString());
     if (after.locked_until && Date.parse(after.locked_until) > now) throw lockedError(after.locked_until, now);
     throw new AppError('pin_wrong', { tries_left: PIN_MAX_FAILS - after.pin_fails }, { tries_left: PIN_MAX_FAILS - after.pin_fails });
   }

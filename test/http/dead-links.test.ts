@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { sqlRows } from '../helpers/sql';
 
 let s: TestServer;
 let admin: string;
@@ -78,7 +79,7 @@ describe('dead links', () => {
     const revoked = await share({ path: '/Files/secret-plan.txt' });
     assert.equal((await s.api('DELETE', `/api/files/share/${revoked.id}`, { token: admin })).status, 200);
     const expired = await share({ path: '/Files/secret-plan.txt' });
-    s.server.db.sqlite!.prepare('UPDATE shares SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), expired.id);
+    await sqlRows(s.server.db, 'UPDATE shares SET expires_at = ? WHERE id = ?', new Date(Date.now() - 1000).toISOString(), expired.id);
     const used = await share({ path: '/Files/secret-plan.txt', max_downloads: 1 });
     const dl = await get(`/s/${used.token}`, { 'user-agent': 'curl/8.5.0', accept: '*/*' });
     assert.deepEqual([dl.status, dl.text], [200, 'plan']);

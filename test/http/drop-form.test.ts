@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { needTool, tempDir } from '../helpers/tools';
+import { sqlRow } from '../helpers/sql';
 import { DEFAULT_TENANT } from '../../server/db';
 
 const MiB = 1024 * 1024;
@@ -51,10 +52,8 @@ describe('file requests as a plain HTML form', () => {
     return { status: r.status, html: await r.text(), type: r.headers.get('content-type') ?? '' };
   };
   const submissions = (dir: string) => readdirSync(dir).filter((x) => !x.startsWith('.'));
-  const lastEvent = () => {
-    const row = s.server.db.sqlite!.prepare("SELECT payload FROM outbox WHERE event = 'drop.received' ORDER BY id DESC").get() as
-      | { payload: string }
-      | undefined;
+  const lastEvent = async () => {
+    const row = await sqlRow<{ payload: string }>(s.server.db, "SELECT payload FROM outbox WHERE event = 'drop.received' ORDER BY id DESC");
     return row && JSON.parse(row.payload);
   };
 
@@ -84,8 +83,8 @@ describe('file requests as a plain HTML form', () => {
     assert.ok(readFileSync(join(d.dir, folder, 'photo.bin')).equals(a));
     assert.ok(readFileSync(join(d.dir, folder, 'notes.txt')).equals(b));
     assert.equal(readFileSync(join(d.dir, folder, 'NOT.txt'), 'utf8'), 'for the report');
-    assert.deepEqual(lastEvent().files.sort(), ['notes.txt', 'photo.bin']);
-    assert.equal(lastEvent().uploader, 'Ayşe_Y');
+    assert.deepEqual((await lastEvent()).files.sort(), ['notes.txt', 'photo.bin']);
+    assert.equal((await lastEvent()).uploader, 'Ayşe_Y');
   });
 
   test("refusals get a styled page in the visitor's language with the right status; nothing refused is written", async () => {
@@ -105,7 +104,7 @@ describe('file requests as a plain HTML form', () => {
     assert.match(three.html, /1\.txt.*2\.txt/s, 'the page lists what arrived before the refusal');
     const files = submissions(d.dir).flatMap((f) => readdirSync(join(d.dir, f)));
     assert.deepEqual(files.sort(), ['1.txt', '2.txt'], 'no .exe, no oversize file, no third file');
-    assert.deepEqual(lastEvent().files.sort(), ['1.txt', '2.txt'], 'what arrived is announced');
+    assert.deepEqual((await lastEvent()).files.sort(), ['1.txt', '2.txt'], 'what arrived is announced');
     const none = await post(d.token, {}, []);
     assert.equal(none.status, 400);
   });

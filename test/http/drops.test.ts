@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { sqlRow } from '../helpers/sql';
 
 let s: TestServer;
 let admin: string;
@@ -107,7 +108,7 @@ test('a chunked, resumable drop lands in its own folder with the note; the uploa
   assert.deepEqual(inside.sort(), ['NOT.txt', 'data.bin']);
   assert.equal(readFileSync(join(root.dir, 'inbox', folders[0], 'NOT.txt'), 'utf8'), 'hello there\nline 2');
   assert.ok(readFileSync(join(root.dir, 'inbox', folders[0], 'data.bin')).equals(data));
-  const ev = s.server.db.sqlite!.prepare("SELECT payload FROM outbox WHERE event = 'drop.received' ORDER BY id DESC").get() as { payload: string };
+  const ev = (await sqlRow<{ payload: string }>(s.server.db, "SELECT payload FROM outbox WHERE event = 'drop.received' ORDER BY id DESC"))!;
   assert.deepEqual(JSON.parse(ev.payload).files, ['data.bin']);
   for (let i = 0; i < 50 && !mails.some((m) => m.to.includes('admin@example.test')); i++) await new Promise((r) => setTimeout(r, 50));
   assert.ok(

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
+import { sqlRow } from '../helpers/sql';
 import { DEFAULT_TENANT } from '../../server/db';
 
 const BOTS = {
@@ -42,7 +43,7 @@ const share = async (body: Record<string, unknown>) => {
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return r.body as { id: number; token: string; url: string; pin?: string };
 };
-const downloads = (id: number) => (s.server.db.sqlite!.prepare('SELECT downloads FROM shares WHERE id = ?').get(id) as { downloads: number }).downloads;
+const downloads = async (id: number) => Number((await sqlRow<{ downloads: number }>(s.server.db, 'SELECT downloads FROM shares WHERE id = ?', id))!.downloads);
 const get = async (path: string, headers: Record<string, string>, method = 'GET') => {
   const r = await fetch(path.startsWith('http') ? path : s.url + path, { method, headers });
   const body = Buffer.from(await r.arrayBuffer());
@@ -86,7 +87,7 @@ describe('link previews', () => {
         assert.match(r.type, /^text\/html/, `${app} ${path}`);
         assert.equal(unescapeRefs(meta(r.html, 'og:title') ?? ''), NAME, app);
       }
-      assert.equal(downloads(l.id), 0, `${app} used nothing`);
+      assert.equal(await downloads(l.id), 0, `${app} used nothing`);
     }
     // The card: title, description (size and type), the link's own address, the thumbnail as an absolute URL.
     const card = await get(`/s/${l.token}`, { 'user-agent': BOTS.whatsapp });
@@ -105,7 +106,7 @@ describe('link previews', () => {
       assert.match(img.type, /^image\/jpeg/);
       assert.ok(img.body.length > 100);
     }
-    assert.equal(downloads(l.id), 0, 'the thumbnail counts nothing');
+    assert.equal(await downloads(l.id), 0, 'the thumbnail counts nothing');
 
     // A browser (Accept: text/html) lands on the page: name, size, type, thumbnail, Download button; no count.
     const page = await get(`/s/${l.token}`, BROWSER);
@@ -117,13 +118,13 @@ describe('link previews', () => {
     assert.equal(unescapeRefs(button ?? ''), `/s/${l.token}?dl=1`);
     // HEAD never counts, whoever sends it.
     for (const h of [CURL, BROWSER, { 'user-agent': BOTS.whatsapp }]) assert.equal((await get(`/s/${l.token}`, h, 'HEAD')).status, 200);
-    assert.equal(downloads(l.id), 0, 'pages, previews and HEAD used nothing');
+    assert.equal(await downloads(l.id), 0, 'pages, previews and HEAD used nothing');
 
     // curl (no HTML asked) still gets the bytes from GET /s/{token}, exactly once.
     const file = await get(`/s/${l.token}`, CURL);
     assert.equal(file.status, 200);
     assert.ok(file.body.equals(png), 'the bytes');
-    assert.equal(downloads(l.id), 1);
+    assert.equal(await downloads(l.id), 1);
     const again = await get(`/s/${l.token}`, CURL);
     assert.equal(again.status, 404, 'used up');
     assert.match(again.html, /Link used up/);
@@ -136,12 +137,12 @@ describe('link previews', () => {
     assert.equal(dl.status, 200);
     assert.match(dl.headers.get('content-disposition') ?? '', /^attachment/);
     assert.ok(dl.body.equals(png));
-    assert.equal(downloads(l.id), 1);
+    assert.equal(await downloads(l.id), 1);
     assert.match((await get(`/s/${l.token}`, BROWSER)).html, /1 download left/);
     // wget and download managers ask for no HTML: the bytes.
     const wget = await get(`/s/${l.token}`, { 'user-agent': 'Wget/1.21.3', accept: '*/*' });
     assert.ok(wget.body.equals(png));
-    assert.equal(downloads(l.id), 2);
+    assert.equal(await downloads(l.id), 2);
   });
 
   test('folder and PIN links: a preview bot gets the browse page or the PIN form, never bytes', async () => {
@@ -151,12 +152,12 @@ describe('link previews', () => {
       assert.equal(r.status, 200, path);
       assert.match(r.type, /^text\/html/, path);
     }
-    assert.equal(downloads(folder.id), 0);
+    assert.equal(await downloads(folder.id), 0);
     // Browsers still browse the folder as before; curl still gets the ZIP.
     assert.match((await get(`/s/${folder.token}`, BROWSER)).html, /one\.txt/);
     const zip = await get(`/s/${folder.token}`, CURL);
     assert.deepEqual([zip.status, zip.type], [200, 'application/zip']);
-    assert.equal(downloads(folder.id), 1);
+    assert.equal(await downloads(folder.id), 1);
 
     const pinned = await share({ path: `/Files/${NAME}`, password: true, max_downloads: 1 });
     const form = await get(`/s/${pinned.token}`, { 'user-agent': BOTS.whatsapp, accept: '*/*' });
@@ -167,9 +168,9 @@ describe('link previews', () => {
     const p = await get(`/s/${pinned.token}?pin=${pinned.pin}`, BROWSER);
     assert.equal(p.status, 200);
     assert.doesNotMatch(p.html, /og:title/);
-    assert.equal(downloads(pinned.id), 0);
+    assert.equal(await downloads(pinned.id), 0);
     const bytes = await get(`/s/${pinned.token}?pin=${pinned.pin}`, CURL);
     assert.ok(bytes.body.equals(png));
-    assert.equal(downloads(pinned.id), 1);
+    assert.equal(await downloads(pinned.id), 1);
   });
 });

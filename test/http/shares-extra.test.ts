@@ -160,18 +160,18 @@ describe('folder ZIP cache', () => {
   test('a warmer pass builds an active folder link, rebuilds it after the folder changed', { skip: unzipSkip ?? false }, async () => {
     const b = await share({ path: '/Files/album' });
     assert.deepEqual(archivesOf(cache.dir, b.id), []);
-    await zips.warm();
+    await zips.warm([DEFAULT_TENANT]);
     const first = archivesOf(cache.dir, b.id);
     assert.equal(first.length, 1);
     assert.match(first[0], /^\d+-[0-9a-f]{20}\.zip$/);
     assert.deepEqual(checkedListing(join(cache.dir, first[0])).split('\n').filter(Boolean).sort(), ['notes.txt', 'pic.jpg']);
     const ino = statSync(join(cache.dir, first[0])).ino;
-    await zips.warm();
+    await zips.warm([DEFAULT_TENANT]);
     assert.equal(statSync(join(cache.dir, first[0])).ino, ino, 'an unchanged folder is not rebuilt');
 
     writeFileSync(join(root.dir, 'album', 'added.csv'), 'a,b\n'.repeat(100));
     await syncUntil(() => inCatalogue('album/added.csv'), 'album/added.csv');
-    await zips.warm();
+    await zips.warm([DEFAULT_TENANT]);
     const second = archivesOf(cache.dir, b.id);
     assert.equal(second.length, 1, 'the stale archive is replaced, not kept beside');
     assert.notEqual(second[0], first[0]);
@@ -193,7 +193,7 @@ describe('folder ZIP cache', () => {
     await sqlRows(s.server.db, 'UPDATE shares SET downloads = 1 WHERE id = ?', capped.id);
     const fresh = await share({ path: '/Files/polled' });
     await zips.warmOne(await row(fresh.id));
-    await zips.sweep();
+    await zips.sweep([DEFAULT_TENANT]);
     assert.deepEqual(archivesOf(cache.dir, aged.id), [], 'older than the maximum age');
     assert.deepEqual(archivesOf(cache.dir, expired.id), [], 'the link expired');
     assert.deepEqual(archivesOf(cache.dir, capped.id), [], 'the link is used up');

@@ -87,6 +87,44 @@ describe('share API', () => {
   });
 });
 
+describe('tenants', () => {
+  test('a link and a file request moved to tenant 2 answer 404 to their owner’s routes and their public tokens, like missing ones', async () => {
+    const link = await share({ path: '/Files/a.txt' });
+    const dropLink = await share({ path: '/Files/photos', kind: 'drop' });
+    const status = async () => ({
+      meta: (await s.api('GET', `/api/files/share/${link.token}`)).status,
+      page: (await fetch(`${s.url}/s/${link.token}`)).status,
+      download: (await fetch(`${s.url}/api/share/${link.token}/download`)).status,
+      drop: (await fetch(`${s.url}/d/${dropLink.token}`)).status,
+      listed: (await s.api('GET', '/api/files/share', { token: admin })).body.shares.filter((x: { id: number }) => x.id === link.id || x.id === dropLink.id)
+        .length,
+    });
+    assert.deepEqual(await status(), { meta: 200, page: 200, download: 200, drop: 200, listed: 2 });
+    // Step 2 makes links in other tenants; until then they are moved there directly.
+    await sqlRows(s.server.db, 'UPDATE shares SET tenant_id = 2 WHERE id IN (?, ?)', link.id, dropLink.id);
+    try {
+      assert.deepEqual(await status(), { meta: 404, page: 404, download: 404, drop: 404, listed: 0 });
+      const sub = await s.api('POST', `/api/public/drop/${dropLink.token}/submissions`, { body: {} });
+      assert.deepEqual([sub.status, sub.body.error], [404, 'not_found']);
+      for (const key of [link.id, link.token]) {
+        const revoke = await s.api('DELETE', `/api/files/share/${key}`, { token: admin });
+        assert.deepEqual([revoke.status, revoke.body.error], [404, 'not_found'], `revoke by ${key}`);
+        assert.equal((await s.api('POST', `/api/files/share/${key}/resume`, { token: admin })).status, 404);
+      }
+      const mail = await s.api('POST', '/api/files/permissions/share-mail', { token: admin, body: { id: link.id, emails: ['x@example.test'] } });
+      assert.equal(mail.status, 404);
+      assert.equal(
+        (await sqlRow<{ revoked_at: string | null }>(s.server.db, 'SELECT revoked_at FROM shares WHERE id = ?', link.id))?.revoked_at,
+        null,
+        'nothing changed',
+      );
+    } finally {
+      await sqlRows(s.server.db, 'UPDATE shares SET tenant_id = 1 WHERE id IN (?, ?)', link.id, dropLink.id);
+    }
+    assert.deepEqual(await status(), { meta: 200, page: 200, download: 200, drop: 200, listed: 2 }, 'back in tenant 1, both answer again');
+  });
+});
+
 describe('download counting', () => {
   test('50 concurrent downloads against a cap of 5 yield exactly 5, 20 times over', async () => {
     for (let round = 0; round < 20; round++) {

@@ -53,6 +53,7 @@ import { liveListing } from './20261207040000-live-listing';
 import { searchGinPending } from './20261207050000-search-gin-pending';
 import { storagesPerTenant } from './20261207050100-storages-per-tenant';
 import { searchKeys } from './20261207080000-search-keys';
+import { shareTombstonesTenant } from './20261207080100-share-tombstones-tenant';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -105,6 +106,7 @@ export const MIGRATIONS: Migration[] = [
   searchGinPending,
   storagesPerTenant,
   searchKeys,
+  shareTombstonesTenant,
 ];
 
 export type { Migration } from './types';

@@ -14,6 +14,7 @@ import { Readable } from 'node:stream';
 import { AppError } from '../../errors';
 import { pipeFrom } from '../../lib/streams';
 import { DROP_CHUNK, type Shares } from '../../shares';
+import type { TenantScope } from '../../db';
 import { reqMeta, type Ctx } from '../context';
 import { dropForm, formError, formParser, skipPart } from '../multipart';
 
@@ -33,21 +34,21 @@ const MAX_FORM_FILES = 1000;
  * before it, and the submission is finished so they are announced); throws
  * only what refuses the post as a whole (bad form, dead link, wrong PIN).
  */
-export function receiveDropForm(ctx: Ctx, drops: Drops, token: string): Promise<DropFormResult> {
+export function receiveDropForm(ctx: Ctx, drops: Drops, scope: TenantScope, token: string): Promise<DropFormResult> {
   const bb = formParser(ctx, { files: MAX_FORM_FILES, fields: 10, fieldSize: 20_000 });
   const req = reqMeta(ctx);
   const fields: { pin?: string; name?: string; note?: string } = {};
   const received: string[] = [];
   let sid: string | null = null;
   const begin = async () => {
-    sid ??= (await drops.start(token, { pin: fields.pin }, { name: fields.name, note: fields.note }, req)).submission_id;
+    sid ??= (await drops.start(scope, token, { pin: fields.pin }, { name: fields.name, note: fields.note }, req)).submission_id;
     return sid;
   };
   const send = async (name: string, body: Buffer) => {
     const s = await begin();
-    const file = await drops.addFile(token, s, { name, size: body.length }, req);
-    const part = await drops.chunk(token, s, file.upload_id, 1, Readable.from([body]), req);
-    await drops.finalize(token, s, file.upload_id, [{ part: 1, etag: part.etag }], req);
+    const file = await drops.addFile(scope, token, s, { name, size: body.length }, req);
+    const part = await drops.chunk(scope, token, s, file.upload_id, 1, Readable.from([body]), req);
+    await drops.finalize(scope, token, s, file.upload_id, [{ part: 1, etag: part.etag }], req);
     received.push(file.name);
   };
 
@@ -67,7 +68,7 @@ export function receiveDropForm(ctx: Ctx, drops: Drops, token: string): Promise<
       // Before any file landed, a refusal is the whole post's (dead link, wrong PIN, read-only storage…).
       if (error && sid === null) return reject(error);
       // Announce what arrived, even after a refusal.
-      if (sid !== null) await drops.finish(token, sid, req).catch(() => undefined);
+      if (sid !== null) await drops.finish(scope, token, sid, req).catch(() => undefined);
       resolve({ received, error });
     };
     bb.on('field', (name, value) => {

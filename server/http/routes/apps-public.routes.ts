@@ -14,7 +14,7 @@ import { AppError } from '../../errors';
 import type { AppPlugins } from '../../plugins';
 import { pt, RateLimiter, type Shares } from '../../shares';
 import type { AppState, Ctx, Mw } from '../context';
-import { reqMeta } from '../context';
+import { linkTenant, me, reqMeta } from '../context';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { sendPage, esc, publicHeaders } from '../public/page';
@@ -73,7 +73,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
   });
   /** The guard and egress budget of a live link (the uplink protection of every public route). */
   const admitLink = async (ctx: Ctx) => {
-    const row = await d.shares.service.repo.byToken(ctx.params.token);
+    const row = await d.shares.service.repo.byToken(linkTenant(ctx), ctx.params.token);
     if (row && row.kind === 'app') await d.admit?.(ctx, row);
   };
   const noStore: Mw = async (ctx, next) => {
@@ -85,7 +85,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
   r.get('/api/public/s/:token', doc({ summary: 'A link’s state; an app link carries its app once unlocked' }), publicDoor, noStore, async (ctx) => {
     calls.hit(ctx.state.ip);
     await admitLink(ctx);
-    ctx.body = await pages().state(ctx.params.token, credOf(ctx), reqMeta(ctx));
+    ctx.body = await pages().state(linkTenant(ctx), ctx.params.token, credOf(ctx), reqMeta(ctx));
   });
 
   r.post(
@@ -96,7 +96,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     async (ctx) => {
       pins.hit(ctx.state.ip);
       const b = validate(pinBody, await readObject(ctx, 4096));
-      const out = await pages().pin(ctx.params.token, b.pin);
+      const out = await pages().pin(linkTenant(ctx), ctx.params.token, b.pin);
       // TLS usually ends at the tunnel: the cookie must still be Secure there (as the session cookie is).
       if (d.secureCookies) (ctx.cookies as unknown as { secure: boolean }).secure = true;
       ctx.cookies.set(PAGE_COOKIE, out.download_token, {
@@ -121,7 +121,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
       await admitLink(ctx);
       const hasBody = Number(ctx.get('content-length') || 0) > 0 || !!ctx.get('transfer-encoding');
       const body = hasBody ? validate(eventBody, await readObject(ctx, EVENT_BODY_BYTES)) : null;
-      const out = await pages().event(ctx.params.token, credOf(ctx), body, ctx.state.lang, { ip: ctx.state.ip, request: reqMeta(ctx) });
+      const out = await pages().event(linkTenant(ctx), ctx.params.token, credOf(ctx), body, ctx.state.lang, { ip: ctx.state.ip, request: reqMeta(ctx) });
       ctx.status = out.status;
       ctx.body = out.body;
     },
@@ -131,7 +131,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
   r.get('/api/public/s/:token/ops/:id', doc({ summary: 'A job an app page queued, followed by its visitor' }), publicDoor, noStore, async (ctx) => {
     calls.hit(ctx.state.ip);
     await admitLink(ctx);
-    ctx.body = await pages().op(ctx.params.token, credOf(ctx), ctx.params.id, ctx.state.lang);
+    ctx.body = await pages().op(linkTenant(ctx), ctx.params.token, credOf(ctx), ctx.params.id, ctx.state.lang);
   });
 
   r.get(
@@ -140,7 +140,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     publicDoor,
     async (ctx) => {
       await admitLink(ctx);
-      const f = await pages().file(ctx.params.token, credOf(ctx), ctx.params.ref, reqMeta(ctx));
+      const f = await pages().file(linkTenant(ctx), ctx.params.token, credOf(ctx), ctx.params.ref, reqMeta(ctx));
       await sendExposedFile(ctx, f);
     },
   );
@@ -154,11 +154,11 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
     return html;
   };
   r.get('/s/:token', async (ctx, next) => {
-    const row = await d.shares.service.repo.byToken(ctx.params.token);
+    const row = await d.shares.service.repo.byToken(linkTenant(ctx), ctx.params.token);
     if (!row || row.kind !== 'app') return next();
     await publicDoor(ctx, async () => {
       // Dead links get the share pages' styled answers (errors render through publicDoor's deadPage).
-      const o = await d.shares.service.open(ctx.params.token, 'app');
+      const o = await d.shares.service.open(linkTenant(ctx), ctx.params.token, 'app');
       await d.admit?.(ctx, o.share);
       if (!(await d.plugins.pages?.available(o.share))) throw new AppError('revoked', { reason: 'app_unavailable' });
       const html = await pageHtml();
@@ -218,6 +218,7 @@ export function appsPublicRoutes(d: AppsPublicDeps): Router<AppState> {
       const q = validate(listQuery, ctx.query);
       const origin = ctx.origin;
       ctx.body = await pages().list(
+        me(ctx),
         { plugin: q.plugin, active: q.active === undefined ? undefined : q.active === 'true' || q.active === '1', limit: q.limit, offset: q.offset },
         origin,
       );

@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import { PATCH_FIELDS, type Protection } from '../../protection';
 import { requireAdmin } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actorOf, reqMeta, type AppState } from '../context';
+import { actorOf, me, reqMeta, type AppState } from '../context';
 import { validate, z } from '../validate';
 import { routeDoc } from '../openapi/route-doc';
 
@@ -24,7 +24,7 @@ export function protectionRoutes(d: { protection: Protection; maxJsonBytes: numb
   }, requireAdmin);
 
   r.get('/', doc({ summary: 'Protection settings (trash, versions, link limits, antivirus)' }), async (ctx) => {
-    ctx.body = await d.protection.settings.view();
+    ctx.body = await d.protection.settings.view(me(ctx));
   });
   r.patch(
     '/',
@@ -33,7 +33,7 @@ export function protectionRoutes(d: { protection: Protection; maxJsonBytes: numb
       const b = await readObject(ctx, d.maxJsonBytes);
       // Never refuses; the service gets the body itself, whose field order decides which bad field it names first.
       validate(patch, b);
-      ctx.body = await d.protection.settings.patch(b, actorOf(ctx), reqMeta(ctx));
+      ctx.body = await d.protection.settings.patch(me(ctx), b, actorOf(ctx), reqMeta(ctx));
     },
   );
   return r;

@@ -7,7 +7,7 @@
 import Router from '@koa/router';
 import { dropSettingsOf, type Shares } from '../../shares';
 import type { AppState, Ctx, Mw } from '../context';
-import { reqMeta, setPartEtag } from '../context';
+import { linkTenant, reqMeta, setPartEtag } from '../context';
 import { readObject } from '../middlewares/body';
 import { AppError, isAppError } from '../../errors';
 import { t } from '../../lib/i18n';
@@ -56,7 +56,7 @@ export function shareDropRoutes(d: { shares: Shares; maxJsonBytes: number }): Ro
   const json = <T extends z.ZodType>(ctx: Ctx, schema: T) => readObject(ctx, d.maxJsonBytes).then((b) => validate(schema, b));
 
   r.get('/d/:token', doc({ summary: 'A file request’s upload page', produces: ['text/html'] }), dropDoor, async (ctx) => {
-    const o = await service.open(ctx.params.token, 'drop');
+    const o = await service.open(linkTenant(ctx), ctx.params.token, 'drop');
     dropPage(ctx, { lang: ctx.state.lang, token: o.share.token, settings: dropSettingsOf(o.share), needsPin: !!o.share.pin_hash });
   });
 
@@ -72,7 +72,7 @@ export function shareDropRoutes(d: { shares: Shares; maxJsonBytes: number }): Ro
         status: statusFor(e.code, 'drop'),
       });
       try {
-        const r = await receiveDropForm(ctx, drops, ctx.params.token);
+        const r = await receiveDropForm(ctx, drops, linkTenant(ctx), ctx.params.token);
         dropResultPage(ctx, { lang, token: ctx.params.token, received: r.received, error: r.error && shown(r.error) });
       } catch (e) {
         // A dead or unreachable link gets the dead-link page; any other refusal is told on the result page.
@@ -85,15 +85,15 @@ export function shareDropRoutes(d: { shares: Shares; maxJsonBytes: number }): Ro
   r.post(`${base}/submissions`, doc({ summary: 'Start a submission (name, note, PIN)', query: startQuery, body: startBody }), dropDoor, async (ctx) => {
     const b = await json(ctx, startBody);
     const cred = { pin: b.pin ?? (ctx.get('x-service-pin') || undefined), dt: validate(startQuery, ctx.query).dt };
-    ctx.body = await drops.start(ctx.params.token, cred, b, reqMeta(ctx));
+    ctx.body = await drops.start(linkTenant(ctx), ctx.params.token, cred, b, reqMeta(ctx));
   });
 
   r.post(`${base}/submissions/:sid/files`, doc({ summary: 'Announce one file of a submission', body: fileBody }), dropDoor, async (ctx) => {
-    ctx.body = await drops.addFile(ctx.params.token, ctx.params.sid, await json(ctx, fileBody), reqMeta(ctx));
+    ctx.body = await drops.addFile(linkTenant(ctx), ctx.params.token, ctx.params.sid, await json(ctx, fileBody), reqMeta(ctx));
   });
 
   r.get(`${base}/submissions/:sid/files/:upload`, doc({ summary: 'The parts one file of a submission already holds' }), dropDoor, async (ctx) => {
-    ctx.body = await drops.status(ctx.params.token, ctx.params.sid, ctx.params.upload);
+    ctx.body = await drops.status(linkTenant(ctx), ctx.params.token, ctx.params.sid, ctx.params.upload);
   });
 
   r.put(
@@ -103,7 +103,7 @@ export function shareDropRoutes(d: { shares: Shares; maxJsonBytes: number }): Ro
     async (ctx) => {
       const part = validate(partParams, ctx.params).part;
       const digest = validate(z.object({ sha }), { sha: ctx.get('x-chunk-sha256') || undefined }).sha;
-      const stored = await drops.chunk(ctx.params.token, ctx.params.sid, ctx.params.upload, part, ctx.req, reqMeta(ctx), digest);
+      const stored = await drops.chunk(linkTenant(ctx), ctx.params.token, ctx.params.sid, ctx.params.upload, part, ctx.req, reqMeta(ctx), digest);
       setPartEtag(ctx, stored.etag);
       ctx.body = stored;
     },
@@ -115,12 +115,12 @@ export function shareDropRoutes(d: { shares: Shares; maxJsonBytes: number }): Ro
     dropDoor,
     async (ctx) => {
       const b = await json(ctx, finalizeBody);
-      ctx.body = await drops.finalize(ctx.params.token, ctx.params.sid, ctx.params.upload, b.etags, reqMeta(ctx));
+      ctx.body = await drops.finalize(linkTenant(ctx), ctx.params.token, ctx.params.sid, ctx.params.upload, b.etags, reqMeta(ctx));
     },
   );
 
   r.post(`${base}/submissions/:sid/finish`, doc({ summary: 'Finish a submission (the owner is told)' }), dropDoor, async (ctx) => {
-    ctx.body = await drops.finish(ctx.params.token, ctx.params.sid, reqMeta(ctx));
+    ctx.body = await drops.finish(linkTenant(ctx), ctx.params.token, ctx.params.sid, reqMeta(ctx));
   });
   return r;
 }

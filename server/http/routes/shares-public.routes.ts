@@ -23,7 +23,7 @@ import { filePage, ogDescription, viewKind, viewPage } from '../public/share-vie
 import { isUnfurler } from '../public/unfurlers';
 import { vaultLinkPage } from '../public/vault-link-page';
 import { vaultLinkModules } from '../public/vault-link-script';
-import { selfUrl } from '../context';
+import { linkTenant, selfUrl } from '../context';
 import { mimeOf } from '../../catalogue';
 import { validate, z } from '../validate';
 import { routeDoc } from '../openapi/route-doc';
@@ -67,7 +67,7 @@ export function sharePublicRoutes(d: {
 
   /** Opens the link of a GET and admits the visitor (uplink guard and budget: public/egress.ts). */
   const openLink = async (ctx: Ctx): Promise<OpenShare> => {
-    const o = await service.open(ctx.params.token, 'link');
+    const o = await service.open(linkTenant(ctx), ctx.params.token, 'link');
     await d.admit?.(ctx, o.share);
     return o;
   };
@@ -100,12 +100,12 @@ export function sharePublicRoutes(d: {
   r.get('/api/files/share/:token', doc({ summary: 'A link’s metadata' }), publicDoor, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     publicHeaders(ctx);
-    ctx.body = await service.metadata(ctx.params.token);
+    ctx.body = await service.metadata(linkTenant(ctx), ctx.params.token);
   });
 
   r.post('/api/share/:token/verify', doc({ summary: 'Check a link’s PIN: a short-lived download token', body: verifyBody }), publicDoor, async (ctx) => {
     const b = validate(verifyBody, await readObject(ctx, 4096));
-    const o = await service.open(ctx.params.token);
+    const o = await service.open(linkTenant(ctx), ctx.params.token);
     publicHeaders(ctx);
     ctx.body = await service.verify(o.share, b.pin ?? ctx.get('x-service-pin'));
   });
@@ -162,7 +162,7 @@ export function sharePublicRoutes(d: {
     }),
     publicDoor,
     async (ctx) => {
-      const o = await service.open(ctx.params.token, 'link');
+      const o = await service.open(linkTenant(ctx), ctx.params.token, 'link');
       const pin = await readPinForm(ctx);
       const action = `/s/${encodeURIComponent(o.share.token)}`;
       try {

@@ -98,7 +98,7 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
 
   r.post('/api/files/permissions/share-mail', doc({ summary: 'E-mail a link or file request to people', body: mailBody }), requireUser, async (ctx) => {
     const b = validate(mailBody, await readObject(ctx, d.maxJsonBytes));
-    const row = b.token ? await service.repo.byToken(b.token) : b.id ? await service.repo.byId(b.id) : undefined;
+    const row = b.token ? await service.repo.byToken(me(ctx), b.token) : b.id ? await service.repo.byId(me(ctx), b.id) : undefined;
     if (!b.token && !b.id) throw new AppError('validation_failed', { field: 'token' }, { field: 'token' });
     const p = me(ctx);
     if (!row || !service.manages(actor(ctx), row)) throw new AppError('not_found');

@@ -27,6 +27,7 @@ import type { AppRuntime } from '../runtime';
 import type { HostApi } from '../sandbox/sandbox';
 import type { Operation } from '../../contract';
 import type { Lang } from '../../lib/i18n';
+import type { TenantScope } from '../../db';
 import { uiPath } from '../../lib/paths';
 import type { AppLicenses } from '../licenses';
 import { formFields, sanitiseSurface, type Surface, type SurfaceNode } from '../surface/sanitise';
@@ -133,8 +134,8 @@ export class AppPages {
   /** Revokes a page this app opened (host `pages.revoke`): its creator or an admin; anything else is `not_found`. */
   async revoke(app: InstalledApp, actor: Actor, a: Record<string, unknown>): Promise<{ revoked: true; share_id: number }> {
     const key = a.share_id !== undefined ? String(a.share_id) : typeof a.token === 'string' ? a.token : '';
-    const row = /^\d+$/.test(key) ? await this.d.shares.repo.byId(Number(key)) : key ? await this.d.shares.repo.byToken(key) : undefined;
-    if (!row || row.kind !== 'app' || row.plugin_name !== app.id) throw new AppError('not_found');
+    const row = await this.d.shares.managed(actor, key);
+    if (row.kind !== 'app' || row.plugin_name !== app.id) throw new AppError('not_found');
     const v = await this.d.shares.revoke(actor, String(row.id));
     return { revoked: true, share_id: v.id };
   }
@@ -159,8 +160,8 @@ export class AppPages {
   }
 
   /** `GET /api/public/s/{token}`: the state; once unlocked (or with no PIN) the app block. */
-  async state(token: string, cred: PageCred, request?: RequestMeta): Promise<PageState> {
-    const { share, state, owner } = await this.d.shares.peek(token, 'app');
+  async state(scope: TenantScope, token: string, cred: PageCred, request?: RequestMeta): Promise<PageState> {
+    const { share, state, owner } = await this.d.shares.peek(scope, token, 'app');
     const base: PageState = {
       token,
       kind: 'app',
@@ -178,7 +179,7 @@ export class AppPages {
     const app = await this.appOf(share);
     if (!app) return { ...base, state: 'revoked', revoked: true, reason: 'app_unavailable' };
     if (!this.d.shares.unlocked(share, cred.dt)) return base;
-    const o = await this.d.shares.open(token, 'app');
+    const o = await this.d.shares.open(scope, token, 'app');
     const files = await Promise.all(
       this.d.shares.appFiles(share).map(async (f) => {
         const e = await this.fileActor(o, f, request).stat({ storage_id: share.storage_id, rel: f.rel }).catch(statOrRevoked);
@@ -193,8 +194,8 @@ export class AppPages {
   }
 
   /** `POST /api/public/s/{token}/pin`: the PIN gate (401 `pin_wrong`, 429 `locked`); a download token for 30 minutes. */
-  async pin(token: string, pin: string): Promise<{ download_token: string; expires_at: string }> {
-    const o = await this.d.shares.open(token, 'app');
+  async pin(scope: TenantScope, token: string, pin: string): Promise<{ download_token: string; expires_at: string }> {
+    const o = await this.d.shares.open(scope, token, 'app');
     return this.d.shares.verify(o.share, pin);
   }
 
@@ -222,8 +223,8 @@ export class AppPages {
    * Opens a link for a visitor's call: live (410 expired/revoked), PIN passed, its app there (409
    * `link_unavailable`) and running (403 `store_license` while its licence is held).
    */
-  private async enter(token: string, cred: PageCred) {
-    const o = await this.d.shares.open(token, 'app');
+  private async enter(scope: TenantScope, token: string, cred: PageCred) {
+    const o = await this.d.shares.open(scope, token, 'app');
     await this.d.shares.checkPin(o.share, cred);
     const app = await this.appOf(o.share);
     if (!app) throw new AppError('link_unavailable');
@@ -238,8 +239,15 @@ export class AppPages {
    * `max_visits`); otherwise the app's `event` export. 200 `{surface}`, or 202 `{accepted, job_id}` when the
    * app answers with a job, queued as the creator.
    */
-  async event(token: string, cred: PageCred, body: Record<string, unknown> | null, lang: string, visitor: { ip: string; request?: RequestMeta }) {
-    const { o, app, files, places } = await this.enter(token, cred);
+  async event(
+    scope: TenantScope,
+    token: string,
+    cred: PageCred,
+    body: Record<string, unknown> | null,
+    lang: string,
+    visitor: { ip: string; request?: RequestMeta },
+  ) {
+    const { o, app, files, places } = await this.enter(scope, token, cred);
     const b = body && Object.keys(body).length ? body : { event: 'open' };
     if (!EVENTS.includes(b.event as never)) throw validation('event', `one of ${EVENTS.join(', ')}`);
     const data = b.data === undefined || b.data === null ? {} : b.data;
@@ -297,8 +305,8 @@ export class AppPages {
    * the PIN passed): status, progress, the app's message, the error in the visitor's language, and outputs
    * only as the refs of exposed files (a new file's path is the creator's). Any other op is 404.
    */
-  async op(token: string, cred: PageCred, id: string, lang: Lang): Promise<PageOp> {
-    const o = await this.d.shares.open(token, 'app');
+  async op(scope: TenantScope, token: string, cred: PageCred, id: string, lang: Lang): Promise<PageOp> {
+    const o = await this.d.shares.open(scope, token, 'app');
     await this.d.shares.checkPin(o.share, cred);
     const op = await this.d.jobs.ofPage(id, o.share.id, lang);
     if (!op) throw new AppError('not_found');
@@ -325,8 +333,8 @@ export class AppPages {
   }
 
   /** `GET /api/public/s/{token}/file/{ref}`: one exposed file, opened through its own confined link actor. */
-  async file(token: string, cred: PageCred, ref: string, request?: RequestMeta): Promise<OpenFile> {
-    const { o, files } = await this.enter(token, cred);
+  async file(scope: TenantScope, token: string, cred: PageCred, ref: string, request?: RequestMeta): Promise<OpenFile> {
+    const { o, files } = await this.enter(scope, token, cred);
     const f = files.find((x) => x.ref === ref);
     if (!f) throw new AppError('not_found');
     const place = { storage_id: o.share.storage_id, rel: f.rel };
@@ -369,12 +377,14 @@ export class AppPages {
   // ---- the admin's list ----
 
   /** `GET /api/admin/app-plugins/shares`: app links with their creator, newest first. */
-  async list(q: { plugin?: string; active?: boolean; limit: number; offset: number }, origin: string) {
-    const { rows, total } = await this.d.shares.repo.appLinks({ ...q, nowIso: new Date().toISOString() });
+  async list(scope: TenantScope, q: { plugin?: string; active?: boolean; limit: number; offset: number }, origin: string) {
+    const { rows, total } = await this.d.shares.repo.appLinks(scope, { ...q, nowIso: new Date().toISOString() });
     const apps = new Map((await this.d.repo.list()).map((a) => [a.id, a]));
     // Each creator is read once for the page, however many of its links it lists.
     const ids = [...new Set(rows.map((r) => r.owner_id))];
-    const creators = new Map<number, Principal | null>(await Promise.all(ids.map(async (id) => [id, await this.d.shares.ownerPrincipal(id)] as const)));
+    const creators = new Map<number, Principal | null>(
+      await Promise.all(ids.map(async (owner_id) => [owner_id, await this.d.shares.ownerPrincipal({ ...scope, owner_id })] as const)),
+    );
     const shares = await Promise.all(
       rows.map(async (row) => {
         const creator = creators.get(row.owner_id) ?? null;
