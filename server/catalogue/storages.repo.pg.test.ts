@@ -107,17 +107,7 @@ test('a storage added by a CLI command on PostgreSQL reaches a running instanceâ
     mkdirSync(join(t.dir, 'archive'));
     const r = spawnSync(
       process.execPath,
-      [
-        ...SERVICE_CLI,
-        'storage',
-        'add',
-        '--name',
-        'Archive',
-        '--driver',
-        'local',
-        '--config',
-        JSON.stringify({ path: join(t.dir, 'archive') }),
-      ],
+      [...SERVICE_CLI, 'storage', 'add', '--name', 'Archive', '--driver', 'local', '--config', JSON.stringify({ path: join(t.dir, 'archive') })],
       {
         env: { ...process.env, SERVICE_DATABASE_URL: url, SERVICE_DATA_DIR: join(t.dir, 'data'), SERVICE_UPDATE_CHECK: '0' },
         encoding: 'utf8',
