@@ -4,7 +4,10 @@
  * Parsing and ordering are npm's `semver`; this module only narrows it to
  * release versions.
  */
-import semver from 'semver';
+// Only the functions used, not semver's index: it loads every function and range module at start (docs/benchmarks.md, "A lean start").
+import compare from 'semver/functions/compare.js';
+import parse from 'semver/functions/parse.js';
+import type SemVer from 'semver/classes/semver.js';
 import type { MoveKind } from '../contract';
 
 export interface Version {
@@ -23,8 +26,8 @@ export function parseVersion(text: string): Version | null {
 }
 
 /** semver also takes `=1.2.3` and suffixes; a release is `x.y.z` or `vx.y.z` only. */
-function release(text: string): semver.SemVer | null {
-  const v = /^v?\d/.test(text.trim()) ? semver.parse(text.trim()) : null;
+function release(text: string): SemVer | null {
+  const v = /^v?\d/.test(text.trim()) ? parse(text.trim()) : null;
   return v && v.prerelease.length === 0 && v.build.length === 0 ? v : null;
 }
 
@@ -32,7 +35,7 @@ export const isVersion = (text: string): boolean => parseVersion(text) !== null;
 
 /** Negative, zero or positive like a sort comparator; throws on a malformed version. */
 export function compareVersions(a: string, b: string): number {
-  return semver.compare(mustParse(a), mustParse(b));
+  return compare(mustParse(a), mustParse(b));
 }
 
 /** The part that moved from `current` to `target` (spec, Versioning 3). */
@@ -45,7 +48,7 @@ export function moveKind(current: string, target: string): MoveKind {
   return 'patch';
 }
 
-function mustParse(text: string): semver.SemVer {
+function mustParse(text: string): SemVer {
   const v = release(text);
   if (!v) throw new Error(`not an x.y.z version: ${JSON.stringify(text)}`);
   return v;
