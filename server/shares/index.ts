@@ -18,9 +18,6 @@ import { SharesService } from './shares.service';
 
 export {
   SharesService,
-  PIN_MAX_FAILS,
-  PIN_LOCK_MS,
-  DOWNLOAD_TOKEN_MS,
   statOrRevoked,
   unavailable,
   APP_LINK_MAX_FILES,
@@ -32,6 +29,7 @@ export {
   type DropSettings,
   type DownloadSlot,
 } from './shares.service';
+export { PIN_MAX_FAILS, PIN_LOCK_MS, DOWNLOAD_TOKEN_MS } from './link-pin';
 export { dropSettingsOf, DROP_DEFAULTS } from './share-views';
 export { DropsService, DROP_CHUNK, NOTE_NAME, submissionFolderName, cleanUploader, cleanNote, uniqueName } from './drops.service';
 export { ShareZips, fingerprint, type ZipStatus } from './share-zip';

@@ -1,6 +1,6 @@
 /**
  * Share links and file requests: creation under the expiry ceiling, the
- * owner's list, revocation, the public state of a token, the PIN gate and the
+ * owner's list, revocation, the public state of a token, the PIN gate (link-pin.ts) and the
  * short-lived download token. Download and upload slots are claimed here; the
  * HTTP layer decides when a serve has failed before its first byte.
  */
@@ -11,17 +11,15 @@ import { mimeOf } from '../catalogue';
 import type { EventBus, RequestMeta } from '../events';
 import { AppError, isAppError } from '../errors';
 import type { ActorFiles, FileService } from '../files';
-import { hmacHex, randomDigits, randomToken, safeEqual } from '../lib/crypto';
+import { randomDigits, randomToken } from '../lib/crypto';
 import { formatDuration } from '../lib/duration';
 import { baseName, isWithin, parseSharePath, uiPath } from '../lib/paths';
 import type { SettingsStore } from '../settings';
 import { DROP_DEFAULTS, dropSettingsOf, shareState, shareView } from './share-views';
 import { SharesRepo, type NewShare, type ShareRow } from './shares.repo';
+import { LinkPinGate } from './link-pin';
 import type { TenantScope } from '../db';
 
-export const PIN_MAX_FAILS = 5;
-export const PIN_LOCK_MS = 10 * 60_000;
-export const DOWNLOAD_TOKEN_MS = 30 * 60_000;
 export const SWEEP_AFTER_MS = 7 * 86_400_000;
 const DAY = 86_400_000;
 const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
@@ -104,7 +102,11 @@ export interface SharesOptions {
 }
 
 export class SharesService {
-  constructor(private o: SharesOptions) {}
+  private readonly pin: LinkPinGate;
+
+  constructor(private o: SharesOptions) {
+    this.pin = new LinkPinGate(o.repo, o.secretKey);
+  }
 
   get repo(): SharesRepo {
     return this.o.repo;
@@ -152,7 +154,7 @@ export class SharesService {
       expiry_clamped: clamped ? 1 : 0,
       max_downloads: kind === 'link' ? (input.max_downloads ?? null) : null,
       max_uploads: kind === 'drop' ? (input.max_uploads ?? null) : null,
-      pin_hash: pin ? this.pinHash(token, pin) : null,
+      pin_hash: pin ? this.pin.hash(token, pin) : null,
       comment: input.comment ?? null,
       drop_settings: drop ? JSON.stringify(drop) : null,
       created_at: new Date(now).toISOString(),
@@ -213,7 +215,7 @@ export class SharesService {
       expiry_clamped: clamped ? 1 : 0,
       max_downloads: input.max_visits ?? null,
       max_uploads: null,
-      pin_hash: input.pin ? this.pinHash(token, input.pin) : null,
+      pin_hash: input.pin ? this.pin.hash(token, input.pin) : null,
       comment: null,
       drop_settings: null,
       created_at: new Date(now).toISOString(),
@@ -285,14 +287,14 @@ export class SharesService {
     return { share, state, owner };
   }
 
-  /** Whether the row's PIN gate is locked now (five wrong answers), and until when. */
+  /** Whether the row's PIN gate is locked now (five wrong answers), and until when (link-pin.ts). */
   pinLockedUntil(s: ShareRow): string | null {
-    return s.locked_until && Date.parse(s.locked_until) > Date.now() ? s.locked_until : null;
+    return this.pin.lockedUntil(s);
   }
 
-  /** Whether `cred` passes the PIN gate without counting a failure (a valid download token, or no PIN at all). */
+  /** Whether `dt` passes the PIN gate without counting a failure (link-pin.ts). */
   unlocked(s: ShareRow, dt?: string): boolean {
-    return !s.pin_hash || (!!dt && this.verifyDownloadToken(s, dt));
+    return this.pin.unlocked(s, dt);
   }
 
   /** The caller's shares, newest first (a key sees those inside its root only). */
@@ -447,30 +449,19 @@ export class SharesService {
     };
   }
 
-  /**
-   * Passes the PIN gate when the link has one: a valid download token, or the
-   * right PIN. No credential → `unauthorised` (`reason: pin_required`); wrong
-   * PIN → `pin_wrong` with `tries_left`; five wrong answers lock the link for
-   * 10 minutes and any PIN during the lock → `locked` with `retry_after`.
-   */
-  async checkPin(share: ShareRow, cred: { pin?: string; dt?: string }): Promise<void> {
-    if (!share.pin_hash) return;
-    if (cred.dt && this.verifyDownloadToken(share, cred.dt)) return;
-    if (cred.pin === undefined || cred.pin === '') throw new AppError('unauthorised', { reason: 'pin_required' }, { reason: 'pin_required' });
-    await this.verifyPin(share, cred.pin);
+  /** The PIN gate (link-pin.ts): a valid download token or the right PIN, else the gate's refusal. */
+  checkPin(share: ShareRow, cred: { pin?: string; dt?: string }): Promise<void> {
+    return this.pin.check(share, cred);
   }
 
-  /** Checks a PIN against the gate (see `checkPin`) and hands out a download token. */
-  async verify(share: ShareRow, pin: string): Promise<{ download_token: string; expires_at: string }> {
-    if (share.pin_hash) await this.verifyPin(share, pin);
-    return this.downloadToken(share);
+  /** Checks a PIN against the gate and hands out a download token (link-pin.ts). */
+  verify(share: ShareRow, pin: string): Promise<{ download_token: string; expires_at: string }> {
+    return this.pin.verify(share, pin);
   }
 
   /** A token that opens this one share for 30 minutes (`dt`). */
   downloadToken(share: ShareRow): { download_token: string; expires_at: string } {
-    const exp = Date.now() + DOWNLOAD_TOKEN_MS;
-    const body = `${share.id}.${exp}`;
-    return { download_token: `${body}.${hmacHex(this.o.secretKey, `${body}.${share.token}`, 'share-dt')}`, expires_at: new Date(exp).toISOString() };
+    return this.pin.downloadToken(share);
   }
 
   /**
@@ -548,28 +539,6 @@ export class SharesService {
     return this.o.auth.repo.principal(s, s.owner_id);
   }
 
-  private async verifyPin(share: ShareRow, pin: string): Promise<void> {
-    const now = Date.now();
-    if (share.locked_until && Date.parse(share.locked_until) > now) throw lockedError(share.locked_until, now);
-    if (safeEqual(this.pinHash(share.token, String(pin)), share.pin_hash!)) {
-      await this.o.repo.pinPassed(share, share.id, new Date(now).toISOString());
-      return;
-    }
-    const after = await this.o.repo.pinFailed(share, share.id, PIN_MAX_FAILS, new Date(now + PIN_LOCK_MS).toISOString(), new Date(now).toISOString());
-    if (after.locked_until && Date.parse(after.locked_until) > now) throw lockedError(after.locked_until, now);
-    throw new AppError('pin_wrong', { tries_left: PIN_MAX_FAILS - after.pin_fails }, { tries_left: PIN_MAX_FAILS - after.pin_fails });
-  }
-
-  private verifyDownloadToken(share: ShareRow, dt: string): boolean {
-    const m = /^(\d+)\.(\d+)\.([0-9a-f]{64})$/.exec(dt);
-    if (!m || Number(m[1]) !== share.id || Number(m[2]) < Date.now()) return false;
-    return safeEqual(hmacHex(this.o.secretKey, `${m[1]}.${m[2]}.${share.token}`, 'share-dt'), m[3]);
-  }
-
-  private pinHash(token: string, pin: string): string {
-    return hmacHex(this.o.secretKey, `${token}\n${pin}`, 'share-pin');
-  }
-
   /** The stored expiry (ms) and whether the ceiling shortened the request; null = never. */
   private expiry(now: number, input: CreateShareInput): { expiresAt: number | null; clamped: boolean } {
     const days = this.o.settings.get('share_max_ttl_days');
@@ -592,11 +561,6 @@ export class SharesService {
 /** The spec's `expired` (clock, or revoked by its owner); `reason: revoked` lets the dead-link page say which. */
 function expiredError(s: ShareRow): AppError {
   return s.revoked_at ? new AppError('expired', { reason: 'revoked' }) : new AppError('expired');
-}
-
-function lockedError(untilIso: string, now: number): AppError {
-  const retry_after = Math.max(1, Math.ceil((Date.parse(untilIso) - now) / 1000));
-  return new AppError('locked', { retry_after, until: untilIso }, { retry_after, until: untilIso });
 }
 
 /** A backend that cannot be reached keeps the link valid: 503 `storage_unavailable`. */
