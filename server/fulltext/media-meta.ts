@@ -12,7 +12,8 @@
  */
 import { open, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import type { Metadata } from 'sharp';
+import { loadSharp } from '../lib/sharp';
 import { extOf } from '../lib/paths';
 import { ExtractError } from './errors';
 import type { FileSource } from './extract';
@@ -51,7 +52,8 @@ function compose(values: string[], taken: number | null): MediaMeta {
 
 /** A photo's metadata from its file (a local path) or its first bytes. An unreadable header fails with a reason. */
 export async function photoMeta(input: string | Buffer): Promise<MediaMeta> {
-  let m: sharp.Metadata;
+  let m: Metadata;
+  const sharp = await loadSharp();
   try {
     m = await sharp(input, { limitInputPixels: false, failOn: 'none' }).metadata();
   } catch (e) {

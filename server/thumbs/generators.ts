@@ -7,12 +7,12 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import sharp from 'sharp';
 import { extOf } from '../lib/paths';
 import { runTool } from '../lib/run-tool';
 import type { ThumbKind } from './kinds';
 import type { Source } from './source';
 import type { ThumbTools } from './tools';
+import { loadSharp } from '../lib/sharp';
 
 export const THUMB_BOX = 320;
 const JPEG_QUALITY = 80;
@@ -27,19 +27,6 @@ export interface RenderJob {
   workDir: string;
   tools: ThumbTools;
   signal: AbortSignal;
-}
-
-/**
- * Process-wide sharp settings for thumbnails. One libvips thread per image:
- * the dispatcher's lanes are the parallelism, and libvips threads on top of
- * them (sharp's default is one per core outside glibc) only fight them for
- * the cores; a sequential JPEG decode does not split across threads anyway.
- * No operation cache: every input is read once, and a cached decode could
- * outlive a change of the file behind the same path.
- */
-export function configureSharp(): void {
-  sharp.cache(false);
-  sharp.concurrency(1);
 }
 
 /** Runs the generator of `job.kind`; resolves with the JPEG's path, or `skipped` when no generator applies. */
@@ -106,6 +93,7 @@ function produced(dir: string, name: string, tool: string): string {
 
 /** Scales into the 320 box (or to 320 wide), white behind transparency, JPEG q80. */
 async function toJpeg(input: string | Buffer, out: string, o: { width?: number; noResize?: boolean } = {}): Promise<void> {
+  const sharp = await loadSharp();
   let img = sharp(input, { failOn: 'none', limitInputPixels: 268_402_689, sequentialRead: true }).rotate();
   if (!o.noResize)
     img = o.width ? img.resize({ width: o.width, withoutEnlargement: true }) : img.resize(THUMB_BOX, THUMB_BOX, { fit: 'inside', withoutEnlargement: true });
@@ -184,6 +172,7 @@ async function placeholder(name: string, out: string, svg: boolean): Promise<voi
   const ext = (extOf(name) || 'file').slice(0, 5).toUpperCase();
   let hash = 0;
   for (const c of ext) hash = (hash * 31 + c.charCodeAt(0)) % 360;
+  const sharp = await loadSharp();
   if (!svg) {
     await sharp({ create: { width: 240, height: THUMB_BOX, channels: 3, background: `hsl(${hash}, 55%, 88%)` } })
       .jpeg({ quality: JPEG_QUALITY })

@@ -10,8 +10,8 @@ import type { StorageOps } from '../files/internal';
 import type { Logger } from '../lib/log';
 import { configureStamps } from './stamp';
 import { ThumbService } from './thumbs.service';
-import { configureSharp } from './generators';
 import { missingToolWarnings, thumbTools } from './tools';
+import { probeSvg } from '../lib/sharp';
 
 export { ThumbService, THUMB_CONCURRENCY, removeThumbFiles, type BackfillOptions, type BackfillSummary, type Outcome } from './thumbs.service';
 export { ThumbDispatcher, THUMB_JOB, type DrainResult } from './dispatcher';
@@ -32,10 +32,15 @@ export interface ThumbsOptions {
   log: Logger;
 }
 
-/** Builds the thumbnail service, configures the URL stamps and sharp, and names each missing tool in a warning. */
-export function createThumbs(o: ThumbsOptions): ThumbService {
+/**
+ * Builds the thumbnail service and configures the URL stamps. `ready` resolves once the tools are known (sharp's
+ * SVG support is asked of a child process: lib/sharp.ts), after naming each missing tool in a warning; the service
+ * awaits it before it listens, so the first capabilities are truthful.
+ */
+export function createThumbs(o: ThumbsOptions): { service: ThumbService; ready: Promise<void> } {
   configureStamps(o.secretKey, o.urlTtlMs);
-  configureSharp();
-  for (const w of missingToolWarnings(thumbTools(true))) o.log.warn(w);
-  return new ThumbService(o.db, o.ops, o.bus, o.cacheDir, o.log);
+  const ready = probeSvg().then(() => {
+    for (const w of missingToolWarnings(thumbTools(true))) o.log.warn(w);
+  });
+  return { service: new ThumbService(o.db, o.ops, o.bus, o.cacheDir, o.log), ready };
 }

@@ -5,7 +5,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import sharp from 'sharp';
+import { sharpReadsSvg } from '../lib/sharp';
 
 export interface ThumbTools {
   ffmpeg: string | null;
@@ -42,7 +42,7 @@ export function thumbTools(fresh = false): ThumbTools {
     pdftoppm: which('pdftoppm'),
     soffice: which('soffice') ?? which('libreoffice'),
     magick: which('magick'),
-    svg: Boolean(sharp.format.svg?.input.buffer),
+    svg: sharpReadsSvg(),
   };
   cached = { at: Date.now(), tools };
   return tools;

@@ -2,15 +2,16 @@
  * A lean start (issue 37; docs/architecture.md, "Loading on first use"): the built service, run with
  * scripts/load-recorder.mjs, loads none of the optional subsystems' packages for `service version` or
  * while idle with no storages, and loads each one when it is first used (an S3 storage, the assistant's
- * provider test, an MCP request, an SSH key). Needs the build (`node scripts/build.mjs`).
+ * provider test, an MCP request, an SSH key, sharp at the first thumbnail). Needs the build (`node scripts/build.mjs`).
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bootSignedIn, type ChildApi, type ChildServer } from '../helpers/child-server';
+import sharp from 'sharp';
+import { addLocalStorages, bootSignedIn, type ChildApi, type ChildServer } from '../helpers/child-server';
 import { startS3rver, s3rverConfig, type S3rver } from '../helpers/s3rver';
 import { startFakeAnthropic, type FakeLlm } from '../helpers/fake-llm';
 import { tempDir } from '../helpers/tools';
@@ -35,6 +36,7 @@ const OPTIONAL = [
   'qrcode',
   '@simplewebauthn/server',
   'yaml',
+  'sharp',
 ];
 /** A fresh OpenSSH `ssh-ed25519` public key line (string type, string key: RFC 8709). */
 function sshKeyLine(): string {
@@ -119,6 +121,19 @@ describe('optional subsystems load on first use (built service)', { timeout: 180
     const ssh = await api('POST', '/api/auth/ssh-keys', { name: 'laptop', public_key: sshKeyLine() });
     assert.equal(ssh.status, 201, JSON.stringify(ssh.body));
     assert.deepEqual(loaded(record, ['ssh2']), ['ssh2']);
-    assert.deepEqual(loaded(record, ['nodemailer', 'pg', 'openid-client', 'webdav', 'basic-ftp']), [], 'unused subsystems stay unloaded');
+    assert.deepEqual(loaded(record, ['nodemailer', 'pg', 'openid-client', 'webdav', 'basic-ftp', 'sharp']), [], 'unused subsystems stay unloaded');
+
+    // A picture on a new storage: its sync dispatches the thumbnail, whose generator loads sharp.
+    const pictures = join(t.dir, 'pictures');
+    mkdirSync(pictures);
+    writeFileSync(
+      join(pictures, 'red.png'),
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c00' } })
+        .png()
+        .toBuffer(),
+    );
+    await addLocalStorages(api, { Pictures: pictures });
+    for (let i = 0; i < 300 && !loaded(record, ['sharp']).length; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(loaded(record, ['sharp']), ['sharp'], 'the first thumbnail loads sharp');
   });
 });

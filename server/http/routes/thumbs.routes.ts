@@ -6,8 +6,8 @@
 import Router from '@koa/router';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import sharp from 'sharp';
 import { AppError, isAppError } from '../../errors';
+import { loadSharp } from '../../lib/sharp';
 import type { FileService } from '../../files';
 import { THUMB_SIZES, verifyStamp, verifyToken, type ThumbService } from '../../thumbs';
 import { q, validate, z } from '../validate';
@@ -44,7 +44,10 @@ export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Ro
   const send = async (ctx: Ctx, file: string, size?: number) => {
     ctx.type = 'image/jpeg';
     ctx.set('Cache-Control', CACHE_CONTROL);
-    ctx.body = size && size < CACHED_EDGE ? await sharp(file).resize(size, size, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer() : createReadStream(file);
+    ctx.body =
+      size && size < CACHED_EDGE
+        ? await (await loadSharp())(file).resize(size, size, { fit: 'inside' }).jpeg({ quality: 80 }).toBuffer()
+        : createReadStream(file);
   };
 
   r.get('/', doc({ summary: 'A thumbnail by signed token and size', query: sizeQuery, produces: ['image/jpeg'] }), async (ctx) => {
