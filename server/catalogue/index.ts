@@ -120,16 +120,14 @@ export function createCatalogue(o: CatalogueOptions) {
       onFoldersChanged(storageId, folders) {
         // One unit of work and one publish for the whole batch (a first sync touches thousands of folders).
         // The batch is committed: its events must follow even if another program holds the database now.
-        void o.bus
+        return o.bus
           .recordAll(
             'folder.changed',
             folders.map((folder) => ({ storage_id: storageId, folder, kind: 'updated' as const, path: folder, name: '' })),
             { waitMs: 600_000 },
           )
-          .then(
-            () => o.bus.flush(),
-            () => undefined,
-          );
+          .then(() => o.bus.flush())
+          .catch((e) => o.log.warn(`storage ${storageId}: a folder change could not be published`, e));
       },
       onFilesChanged: (storageId, files) => each(o.hooks?.synced, storageId, files),
       onRemoved: (storageId, paths) => {

@@ -40,8 +40,11 @@ export interface SyncedFile {
 }
 
 export interface SyncHooks {
-  /** Folders whose content changed (relative paths), after each committed batch. */
-  onFoldersChanged?(storageId: number, folders: string[]): void;
+  /**
+   * Folders whose content changed (relative paths), after each committed batch. Resolves once the change is
+   * published on this instance (its listing caches follow): a folder check waits for it, a full sync does not.
+   */
+  onFoldersChanged?(storageId: number, folders: string[]): Promise<void> | void;
   /** Files new to the catalogue or whose content drifted, once per committed batch. */
   onFilesChanged?(storageId: number, files: SyncedFile[]): void;
   /** Entries removed as gone from the backend (the top of each removed subtree), once per committed transaction. */
@@ -110,7 +113,10 @@ export class SyncEngine {
       // An empty catalogue has no rows to read (a first sync).
       const catalogued = prevCount === 0 ? null : new WalkRows((dirs) => this.rows.dirRows(storageId, dirs));
       const applyBatch = (batch: WalkEntry[]) =>
-        this.inTurnsOf(storageId, batch, async () => this.apply(storageId, batch, seen, counts, startedAt, catalogued ? await catalogued.of(batch) : NO_ROWS));
+        this.inTurnsOf(storageId, batch, async () => {
+          // A walk does not wait for its batches' changes to be published.
+          await this.apply(storageId, batch, seen, counts, startedAt, catalogued ? await catalogued.of(batch) : NO_ROWS);
+        });
       let batch: WalkEntry[] = [];
       for await (const e of this.entries(driver, storageId, runId, counts, failedDirs, signal)) {
         batch.push(e);
@@ -161,18 +167,22 @@ export class SyncEngine {
     // folder diffed in one piece held the event loop for a second under load: listings' p99, issue 38).
     const known = new Map(rows.map((r) => [r.path, r]));
     const all = [...above, ...listed];
+    // The Refresh button answers once the folder's change is published here: the next listing must not come
+    // from a page cached before it (on PostgreSQL publishing takes a few round trips).
+    const told: Array<Promise<void> | void> = [];
     for (let i = 0; i < all.length; i += BATCH) {
       if (i) await yieldLoop();
-      await this.apply(storageId, all.slice(i, i + BATCH), seen, counts, startedAt, known);
+      told.push((await this.apply(storageId, all.slice(i, i + BATCH), seen, counts, startedAt, known)).told);
     }
     const gone = rows.filter((r) => !names.has(r.path));
     if (gone.length) {
       await this.hooks.beforeRemove?.(storageId);
       const { removed, paths } = await this.write((t) => this.removeGoneIn(t, storageId, gone, startedAt), 'serializable');
       counts.removed += removed;
-      this.hooks.onFoldersChanged?.(storageId, [dir]);
+      told.push(this.hooks.onFoldersChanged?.(storageId, [dir]));
       if (paths.length) this.hooks.onRemoved?.(storageId, paths);
     }
+    await Promise.all(told);
     counts.seen = listed.length;
     return counts;
   }
@@ -238,26 +248,35 @@ export class SyncEngine {
 
   /**
    * Diffs one batch against the catalogue and writes the differences in one unit of work. `existing`: the rows
-   * of the batch's folders (none at all on a first sync).
+   * of the batch's folders (none at all on a first sync). Resolves with `told`, the publishing of its folders'
+   * change (see `onFoldersChanged`), wrapped so that the caller chooses whether to wait for it.
    */
-  private async apply(storageId: number, batch: WalkEntry[], seen: IdSet, counts: SyncCounts, listedAt: string, existing: RowsByPath): Promise<void> {
-    if (batch.length === 0) return;
+  private async apply(
+    storageId: number,
+    batch: WalkEntry[],
+    seen: IdSet,
+    counts: SyncCounts,
+    listedAt: string,
+    existing: RowsByPath,
+  ): Promise<{ told?: Promise<void> | void }> {
+    if (batch.length === 0) return {};
     // A batch that neither adds nor changes a row needs no unit of work (a re-sync of an unchanged tree takes
     // no write lock at all). A row removed since it was read still counts as seen: the delete pass asks
     // whether anything was removed during the run before it trusts the seen count.
     const rows = batch.map((e) => existing.get(e.path));
     if (rows.every((r, i) => r && !changed(r, batch[i]))) {
       for (const r of rows) seen.add(r!.id);
-      return;
+      return {};
     }
     // The unit's results are applied once it commits (PostgreSQL may run its body again after a conflict).
     const out = await this.write((t) => this.diffIn(t, storageId, batch, existing, listedAt));
     for (const id of out.seen) seen.add(id);
     counts.added += out.added;
     counts.updated += out.updated;
-    if (out.folders.size) this.hooks.onFoldersChanged?.(storageId, [...out.folders]);
+    const told = out.folders.size ? this.hooks.onFoldersChanged?.(storageId, [...out.folders]) : undefined;
     if (Number.isFinite(out.minNew)) this.hooks.onNodesAdded?.(out.minNew);
     if (out.files.length) this.hooks.onFilesChanged?.(storageId, out.files);
+    return { told };
   }
 
   /** The body of `apply`'s unit: inserts new entries, updates changed ones; what it did. */
