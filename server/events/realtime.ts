@@ -19,9 +19,23 @@ export interface Subscriber {
 
 export const folderKey = (storageId: number, rel: string): string => `${storageId}:${rel}`;
 
+/**
+ * How long a folder's last change frame is kept for a connection that subscribes to it afterwards. A page
+ * reads a folder's listing and opens its stream at the same time: a change landing between the listing's
+ * read and the subscription reached nobody, and the page showed the folder without it until the next change
+ * (no later check finds a difference). Replaying a recent change makes the page read the folder once more.
+ */
+export const RECENT_CHANGE_MS = 10_000;
+/** Folders whose last change is kept at most (a first sync changes thousands). */
+const RECENT_MAX = 10_000;
+
 export class RealtimeHub {
   private byFolder = new Map<string, Set<Subscriber>>();
   private byUser = new Map<number, Set<Subscriber>>();
+  /** Each folder's last change frame and when it was sent, oldest first (re-inserted on every change). */
+  private recent = new Map<string, { at: number; frame: RealtimeFrame }>();
+
+  constructor(private now: () => number = Date.now) {}
 
   /** Registers a connection; returns its unsubscribe function. */
   add(s: Subscriber): () => void {
@@ -33,14 +47,24 @@ export class RealtimeHub {
     };
     if (s.folderKey) add(this.byFolder, s.folderKey);
     add(this.byUser, s.userId);
+    const last = s.folderKey ? this.recent.get(s.folderKey) : undefined;
+    // Marked `recent`: a catch-up for a listing read just before, not a change made after the subscription.
+    if (last && this.now() - last.at <= RECENT_CHANGE_MS) s.send({ event: last.frame.event, data: { ...(last.frame.data as object), recent: true } });
     return () => {
       if (s.folderKey) del(this.byFolder, s.folderKey);
       del(this.byUser, s.userId);
     };
   }
 
-  /** Sends a frame to every connection with that folder open. */
+  /** Sends a frame to every connection with that folder open, and keeps it for those that open it soon after. */
   toFolder(key: string, frame: RealtimeFrame): number {
+    const now = this.now();
+    this.recent.delete(key);
+    this.recent.set(key, { at: now, frame });
+    for (const [k, v] of this.recent) {
+      if (this.recent.size <= RECENT_MAX && now - v.at <= RECENT_CHANGE_MS) break;
+      this.recent.delete(k);
+    }
     const set = this.byFolder.get(key);
     set?.forEach((s) => s.send(frame));
     return set?.size ?? 0;

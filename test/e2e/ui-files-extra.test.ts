@@ -281,10 +281,9 @@ describe('web UI: trash, versions, changes on disk, dialogs, ZIP, drag, tree, ph
 
   test('drag rows onto a folder moves them on disk; the folder tree shows and opens folders', async () => {
     writeFileSync(join(store, 'drag-me.txt'), 'dragged');
-    // Re-checked before the page opens, so the first listing holds it: this test is about dragging. The
-    // watcher's speed is the test above's; here, in two clean-clone CI runs (loaded), the row never came
-    // within 60 s of a listing fetched before the watcher's check had landed (no change frame reached the
-    // page: not found yet, docs/testing.md).
+    // Re-checked before the page opens, so the first listing holds it: this test is about dragging (the
+    // watcher's speed is the test above's; a change landing between the page's listing and its stream is
+    // sent to the stream as a recent change: docs/testing.md, "Leads closed").
     assert.equal((await api('POST', '/api/files/refresh', { path: '/home' })).status, 200);
     await openFolder('/home');
     await row('drag-me.txt').waitFor();

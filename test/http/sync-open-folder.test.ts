@@ -16,7 +16,10 @@ import { tempDir } from '../helpers/tools';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Reads `/api/events/stream` in the background; `waitFor` resolves with the ms until a change frame names `name`. */
+/**
+ * Reads `/api/events/stream` in the background; `waitFor` resolves with the ms until a change frame names `name`
+ * (a catch-up frame for a change made before the stream opened, marked `recent`, does not count).
+ */
 async function openStream(s: TestServer, token: string, folder: string) {
   const ctrl = new AbortController();
   const res = await fetch(`${s.url}/api/events/stream?folder=${encodeURIComponent(folder)}`, {
@@ -42,8 +45,7 @@ async function openStream(s: TestServer, token: string, folder: string) {
           text
             .split('\n\n')
             .some(
-              (f) =>
-                (f.startsWith('event: change') && f.includes(`"name":${JSON.stringify(name)}`)) || (f.startsWith('event: change') && f.includes('"name":""')),
+              (f) => f.startsWith('event: change') && !f.includes('"recent":true') && (f.includes(`"name":${JSON.stringify(name)}`) || f.includes('"name":""')),
             )
         )
           return Date.now() - t0;
@@ -51,6 +53,12 @@ async function openStream(s: TestServer, token: string, folder: string) {
       }
       return null;
     },
+    /** The change frames read so far. */
+    changes: () =>
+      text
+        .split('\n\n')
+        .filter((f) => f.startsWith('event: change'))
+        .map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6))),
     /** Forgets the frames read so far. */
     clear: () => void (text = ''),
     close: () => ctrl.abort(),
@@ -146,6 +154,29 @@ describe('changes on disk reach an open folder', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.ok(Date.now() - t0 < 5000);
     assert.ok(names(await s.api('GET', '/api/files/manager?path=/P/inbox', { token: admin })).includes('refreshed.txt'));
+  });
+
+  test('a folder that changed between a listing and the opening of its stream: the stream starts with that change, marked recent', async () => {
+    // What a page does: it reads the listing and opens the stream at once. A change landing in between
+    // reached nobody, and no later check finds a difference, so the page never showed it.
+    const before = await s.api('GET', '/api/files/manager?path=/home/docs', { token: admin });
+    assert.equal(before.status, 200);
+    const made = await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/home/docs/between.txt', content: 'between' } });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    assert.ok(!names(before).includes('between.txt'));
+    const stream = await openStream(s, admin, '/home/docs');
+    for (let i = 0; i < 100 && !stream.changes().length; i++) await sleep(10);
+    const first = stream.changes()[0];
+    stream.close();
+    assert.equal(first?.recent, true, JSON.stringify(stream.changes()));
+    assert.equal(first.folder, '/home/docs');
+    assert.ok(names(await s.api('GET', '/api/files/manager?path=/home/docs', { token: admin })).includes('between.txt'), 'the listing read again holds it');
+
+    // A stream opened on a folder with no recent change starts with no change frame.
+    const quiet = await openStream(s, admin, '/home');
+    await sleep(300);
+    assert.deepEqual(quiet.changes(), []);
+    quiet.close();
   });
 
   test('refresh: bad input and unknown paths answer the envelope', async () => {

@@ -42,7 +42,9 @@ export function realtimeRoutes(d: RealtimeDeps): Router<AppState> {
       const send = (f: RealtimeFrame) => {
         if (!stream.writableEnded) stream.write(`event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`);
       };
+      stream.write(`retry: 3000\nevent: ready\ndata: ${JSON.stringify({ folder, subscribed: key !== null })}\n\n`);
       const p = me(ctx);
+      // A change of the folder in the last seconds is sent at once (RECENT_CHANGE_MS): the page's listing may predate it.
       const off = d.hub.add({ userId: p.id, isAdmin: p.role === 'admin', folderKey: key, send });
       const closeFolder = key !== null ? d.folderOpened?.(a, folder) : undefined;
       const ping = setInterval(() => send({ event: 'ping', data: { t: Date.now() } }), PING_MS);
@@ -58,7 +60,6 @@ export function realtimeRoutes(d: RealtimeDeps): Router<AppState> {
       ctx.type = 'text/event-stream';
       ctx.status = 200;
       ctx.body = stream;
-      stream.write(`retry: 3000\nevent: ready\ndata: ${JSON.stringify({ folder, subscribed: key !== null })}\n\n`);
     },
   );
   return r;
