@@ -234,7 +234,7 @@ end
  * framework, auth or catalogue; files up to 16 MiB). Runs in its own process
  * so it competes for the cores exactly like the service does.
  */
-export async function startPlainNode(dir: string): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startPlainNode(dir: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
   const code = `
 const http = require('node:http'), fs = require('node:fs'), path = require('node:path');
@@ -259,13 +259,19 @@ http.createServer((req, res) => {
 }).listen(${port}, '127.0.0.1', () => process.send('ready'));`;
   const proc = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   await new Promise((r) => proc.once('message', r));
-  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise<void>((r) => (proc.once('exit', () => r()), proc.kill('SIGTERM'))) };
+  return { url: `http://127.0.0.1:${port}`, pid: proc.pid!, stop: () => new Promise<void>((r) => (proc.once('exit', () => r()), proc.kill('SIGTERM'))) };
 }
 
 /** User and kernel CPU seconds a process has used so far (/proc/<pid>/stat utime, stime). */
 export function cpuTimes(pid: number): { user: number; sys: number } {
   const f = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ');
   return { user: Number(f[11]) / 100, sys: Number(f[12]) / 100 };
+}
+
+/** User + kernel CPU seconds a process's main thread (its first task) has used so far. */
+export function mainThreadCpu(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'latin1').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
 }
 
 /** RSS of a process in MB. */

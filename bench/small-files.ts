@@ -5,13 +5,31 @@
  * (issue 38): >= 90 % of the plain Node server's req/s with a p99 within
  * 2 ms of its p99; RSS back within 30 MB of its pre-load level 30 s after the load.
  *
+ * Also CPU µs per request of the service and the plain Node server (whole
+ * process, and its main thread), from /proc: steadier than req/s when other
+ * work shares the cores.
+ *
  *   node --import tsx bench/small-files.ts   (BENCH_RUNS=3, BENCH_SECONDS=8, BENCH_SETTLE_S=30)
  *   BENCH_CPU_PROF=<dir> also records a V8 CPU profile of the service and prints its top functions.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ensureBuilt, latestMainProfile, median, profileSummary, sleep, startNginx, startPlainNode, startService, table, wrk, type WrkResult } from './lib';
+import {
+  cpuTimes,
+  ensureBuilt,
+  latestMainProfile,
+  mainThreadCpu,
+  median,
+  profileSummary,
+  sleep,
+  startNginx,
+  startPlainNode,
+  startService,
+  table,
+  wrk,
+  type WrkResult,
+} from './lib';
 import { adminEnv, mount } from './download';
 import { tempDir } from '../test/helpers/tools';
 
@@ -32,10 +50,11 @@ async function main(): Promise<void> {
   const plain = await startPlainNode(files.dir);
   try {
     const token = await mount(svc, 'Bench', join(files.dir, 'data'));
-    const targets: Array<[string, string, Record<string, string>]> = [
-      ...(nginx ? [['anchor: nginx sendfile', `${nginx.url}/data/small.bin`, {}] as [string, string, Record<string, string>]] : []),
-      ['anchor: plain Node static server', `${plain.url}/data/small.bin`, {}],
-      ['service GET /api/files/raw', `${svc.url}/api/files/raw?path=/Bench/small.bin`, { authorization: `Bearer ${token}` }],
+    // [name, url, headers, pid whose CPU is counted (0: none)]
+    const targets: Array<[string, string, Record<string, string>, number]> = [
+      ...(nginx ? [['anchor: nginx sendfile', `${nginx.url}/data/small.bin`, {}, 0] as [string, string, Record<string, string>, number]] : []),
+      ['anchor: plain Node static server', `${plain.url}/data/small.bin`, {}, plain.pid],
+      ['service GET /api/files/raw', `${svc.url}/api/files/raw?path=/Bench/small.bin`, { authorization: `Bearer ${token}` }, svc.proc.pid!],
     ];
     for (const [, url, headers] of targets) {
       const r = await fetch(url, { headers });
@@ -44,15 +63,23 @@ async function main(): Promise<void> {
     }
     await sleep(1000);
     const rssBefore = svc.rssMb();
-    const results = new Map<string, WrkResult[]>(targets.map(([n]) => [n, []]));
+    const results = new Map<string, Array<WrkResult & { cpuUs: number; mainUs: number }>>(targets.map(([n]) => [n, []]));
+    const cpuOf = (pid: number) => (pid ? { all: cpuTimes(pid).user + cpuTimes(pid).sys, main: mainThreadCpu(pid) } : { all: NaN, main: NaN });
     for (let i = 0; i < RUNS; i++)
-      for (const [name, url, headers] of targets) results.get(name)!.push(await wrk(url, { connections: CONNS, seconds: SECONDS, headers }));
+      for (const [name, url, headers, pid] of targets) {
+        const before = cpuOf(pid);
+        const r = await wrk(url, { connections: CONNS, seconds: SECONDS, headers });
+        const after = cpuOf(pid);
+        results.get(name)!.push({ ...r, cpuUs: ((after.all - before.all) * 1e6) / r.requests, mainUs: ((after.main - before.main) * 1e6) / r.requests });
+      }
     const rssPeak = svc.rssMb();
     const rows = [...results].map(([name, rs]) => ({
       server: name,
       'req/s': median(rs.map((r) => r.rps)),
       'p50 ms': median(rs.map((r) => r.p50)),
       'p99 ms': median(rs.map((r) => r.p99)),
+      'CPU µs/req': rs[0].cpuUs >= 0 ? median(rs.map((r) => r.cpuUs)).toFixed(0) : '',
+      'main thread µs/req': rs[0].mainUs >= 0 ? median(rs.map((r) => r.mainUs)).toFixed(0) : '',
       errors: rs.reduce((a, r) => a + r.errors + r.non2xx, 0),
       runs: rs.map((r) => r.rps).join(' '),
     }));

@@ -22,7 +22,11 @@ test('the principal cache is keyed by token, bounded, and forgets a revoked sess
     // A cached token is refused as soon as its session is revoked.
     const last = tokens[tokens.length - 1];
     assert.ok(await sessions.resolve(last.token));
+    // What authentication answers without an await: the cached principal, only while it is cached.
+    assert.equal(sessions.recent(last.token)?.id, 1);
+    assert.equal(sessions.recent(tokens[0].token), undefined, 'an entry the bound pushed out');
     await sessions.revoke(DEFAULT_TENANT, last.sid);
+    assert.equal(sessions.recent(last.token), undefined);
     assert.equal(await sessions.resolve(last.token), null);
     // A forged token never reaches the cache.
     assert.equal(await sessions.resolve(last.token.slice(0, -2) + 'xx'), null);

@@ -78,11 +78,21 @@ export class Sessions {
     return { token, expires_at: new Date(s.exp).toISOString(), sid: s.sid };
   }
 
+  /**
+   * The principal `resolve` gave for `token` less than the cache's lifetime ago (dropped on every
+   * invalidation), without waiting for anything; undefined when not cached: ask `resolve`.
+   */
+  recent(token: string): Principal | undefined {
+    const hit = this.cache.get(token);
+    const now = Date.now();
+    return hit && now - hit.at < CACHE_MS && hit.exp > now ? hit.p : undefined;
+  }
+
   /** The principal of a valid token whose session row is live and whose user is enabled; else null. */
   async resolve(token: string): Promise<Principal | null> {
+    const hit = this.recent(token);
+    if (hit) return hit;
     const now = Date.now();
-    const hit = this.cache.get(token);
-    if (hit && now - hit.at < CACHE_MS && hit.exp > now) return hit.p;
     const claims = await this.claims(token);
     if (!claims) return null;
     // Step 2 of docs/tenants.md: the tenant the request selects; another tenant's session is then not found.

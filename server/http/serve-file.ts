@@ -90,8 +90,9 @@ async function serve(ctx: Ctx, f: OpenFile, o: ServeOptions, settle: (bytes: num
   if (head) return settle(0);
   const start = span?.start ?? 0;
   const end = span?.end ?? f.size - 1;
-  const local = await f.localFile();
-  if (local) return settle(await sendLocal(ctx, f.takeLocalFd?.() ?? local, start, end));
+  // A file opened for this send needs no await for its path.
+  const local = f.takeLocalFd?.() ?? (await f.localFile());
+  if (typeof local === 'number' || local) return settle(await sendLocal(ctx, local, start, end));
   const abort = new AbortController();
   ctx.res.once('close', () => abort.abort());
   const body = await f.read(span, abort.signal);

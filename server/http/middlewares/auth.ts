@@ -7,7 +7,7 @@ import type { BlockList } from 'node:net';
 import { AppError } from '../../errors';
 import { clientAddress, parseAddressList } from '../../lib/net-addr';
 import { pickLang, type Lang } from '../../lib/i18n';
-import { isKeyToken, type Auth } from '../../auth';
+import { isKeyToken, type Auth, type KeyScope, type Principal } from '../../auth';
 import type { Ctx, Mw } from '../context';
 
 export const SESSION_COOKIE = 'service_session';
@@ -15,6 +15,7 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 const LOCAL_HOSTS = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i;
 const DEFAULT_TRUSTED = parseAddressList('loopback').list;
 const FORWARD_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'cf-connecting-ip', 'true-client-ip'];
+const BEARER = /^bearer /i;
 
 /**
  * A request is "loopback" only when the socket is local, no proxy header says
@@ -22,17 +23,18 @@ const FORWARD_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip', 'cf-connec
  * this machine must not make internet visitors look local.
  */
 export function requestContext(defaultLang: Lang, trustedProxies: BlockList = DEFAULT_TRUSTED): Mw {
-  return async (ctx, next) => {
+  return (ctx, next) => {
+    const headers = ctx.req.headers;
     const remote = ctx.req.socket.remoteAddress ?? '';
     const socketLocal = LOOPBACK.test(remote);
-    const forwarded = FORWARD_HEADERS.some((h) => ctx.get(h));
+    const forwarded = FORWARD_HEADERS.some((h) => headers[h]);
     // The client address: X-Forwarded-For only from a trusted proxy (SERVICE_TRUSTED_PROXIES), never from anyone else.
     ctx.state.ip = clientAddress(remote, ctx.get('x-forwarded-for'), trustedProxies);
-    ctx.state.loopback = socketLocal && !forwarded && LOCAL_HOSTS.test(ctx.get('host'));
-    ctx.state.ua = ctx.get('user-agent').slice(0, 300);
+    ctx.state.loopback = socketLocal && !forwarded && LOCAL_HOSTS.test(headers.host ?? '');
+    ctx.state.ua = (headers['user-agent'] ?? '').slice(0, 300);
     ctx.state.door ??= 'api';
-    ctx.state.lang = pickLang([ctx.query.lang as string | undefined], ctx.get('accept-language'), defaultLang);
-    await next();
+    ctx.state.lang = pickLang([ctx.query.lang as string | undefined], headers['accept-language'], defaultLang);
+    return next();
   };
 }
 
@@ -40,38 +42,47 @@ export function requestContext(defaultLang: Lang, trustedProxies: BlockList = DE
  * Resolves the caller when a valid session cookie, bearer session token or
  * bearer API key (`fdk_…`) is present; never rejects. A bad token leaves the
  * request anonymous, so protected routes answer the same 401 for a revoked,
- * expired, malformed or unknown credential.
+ * expired, malformed or unknown credential. A credential resolved moments ago
+ * is answered from the caches without an await.
  */
 export function authenticate(auth: Auth, defaultLang: Lang): Mw {
-  return async (ctx, next) => {
-    const header = ctx.get('authorization');
+  // The reader's language: the query's, else the person's own, else the one requestContext chose from the headers.
+  const signedIn = (ctx: Ctx, p: Principal, key?: KeyScope) => {
+    ctx.state.principal = p;
+    if (key) ctx.state.key = key;
+    if (p.language) ctx.state.lang = pickLang([ctx.query.lang as string | undefined, p.language], ctx.req.headers['accept-language'], defaultLang);
+  };
+  return (ctx, next) => {
+    const header = ctx.req.headers.authorization;
     let token: string | undefined;
-    if (header.toLowerCase().startsWith('bearer ')) token = header.slice(7).trim();
+    if (header && BEARER.test(header)) token = header.slice(7).trim();
     else {
       token = ctx.cookies.get(SESSION_COOKIE);
       if (token) ctx.state.viaCookie = true;
     }
-    if (token && !ctx.state.viaCookie && isKeyToken(token)) {
-      const k = await auth.keys.resolve(token, { ip: ctx.state.ip, ua: ctx.state.ua });
-      if (k) {
-        ctx.state.principal = k.principal;
-        ctx.state.key = k.scope;
-        ctx.state.lang = pickLang([ctx.query.lang as string | undefined, k.principal.language], ctx.get('accept-language'), defaultLang);
-      }
-    } else if (token) {
-      const p = await auth.sessions.resolve(token);
-      if (p) {
-        ctx.state.principal = p;
-        ctx.state.lang = pickLang([ctx.query.lang as string | undefined, p.language], ctx.get('accept-language'), defaultLang);
-      } else ctx.state.viaCookie = false;
+    if (!token) return next();
+    if (!ctx.state.viaCookie && isKeyToken(token)) {
+      const meta = { ip: ctx.state.ip, ua: ctx.state.ua };
+      const hit = auth.keys.recent(token, meta);
+      if (hit) return (signedIn(ctx, hit.principal, hit.scope), next());
+      return auth.keys.resolve(token, meta).then((k) => {
+        if (k) signedIn(ctx, k.principal, k.scope);
+        return next();
+      });
     }
-    await next();
+    const hit = auth.sessions.recent(token);
+    if (hit) return (signedIn(ctx, hit), next());
+    return auth.sessions.resolve(token).then((p) => {
+      if (p) signedIn(ctx, p);
+      else ctx.state.viaCookie = false;
+      return next();
+    });
   };
 }
 
-export const requireUser: Mw = async (ctx, next) => {
+export const requireUser: Mw = (ctx, next) => {
   if (!ctx.state.principal) throw new AppError('unauthenticated');
-  await next();
+  return next();
 };
 
 export const requireAdmin: Mw = async (ctx, next) => {
@@ -93,9 +104,9 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
  * and no `Content-Type` at all (a form always declares one). Anything else
  * without an origin (form, multipart, text/plain) → `csrf_failed`.
  */
-export const csrfGuard: Mw = async (ctx, next) => {
+export const csrfGuard: Mw = (ctx, next) => {
   if (!SAFE.has(ctx.method) && ctx.state.viaCookie && !csrfSafe(ctx)) throw new AppError('csrf_failed');
-  await next();
+  return next();
 };
 
 function csrfSafe(ctx: Ctx): boolean {

@@ -11,14 +11,11 @@ import type { Ctx, Mw } from '../context';
 
 /** `onBusy` hears of every database lock a request met (so statements stop waiting for it: db/busy.ts). */
 export function errorEnvelope(log: (msg: string, err?: unknown) => void, onBusy?: () => void): Mw {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
+  return (ctx, next) =>
+    next().catch((err: unknown) => {
       if (onBusy && isBusy(err)) onBusy();
       respondError(ctx, err, log);
-    }
-  };
+    });
 }
 
 export function respondError(ctx: Ctx, err: unknown, log: (msg: string, err?: unknown) => void): void {

@@ -40,11 +40,25 @@ export const KEY_ROUTES: ReadonlyArray<readonly [RegExp, Rule]> = [
   [route('POST', 'notifications/read$'), 'files:read'],
 ];
 
+/** Request lines remembered with their rule; past it the memo starts over (paths with ids, tokens). Longer lines are not kept. */
+const MEMO_LINES = 4096;
+const MEMO_LINE_CHARS = 256;
+const ruleOf = new Map<string, Rule>();
+
 /** The rule for a request (`session` when none matches). */
 export function keyRule(method: string, path: string): Rule {
   const line = `${method} ${path}`;
-  return KEY_ROUTES.find(([re]) => re.test(line))?.[1] ?? 'session';
+  let rule = ruleOf.get(line);
+  if (rule) return rule;
+  rule = KEY_ROUTES.find(([re]) => re.test(line))?.[1] ?? 'session';
+  if (line.length <= MEMO_LINE_CHARS) {
+    if (ruleOf.size >= MEMO_LINES) ruleOf.clear();
+    ruleOf.set(line, rule);
+  }
+  return rule;
 }
+
+const AI_ADMIN = /^\/api\/ai\/admin(\/|$)/;
 
 /**
  * `/api/ai/admin/...` is the admin API for admin-verb keys (the agent and
@@ -52,18 +66,18 @@ export function keyRule(method: string, path: string): Rule {
  * with the key's `admin` verb checked like any admin route. A key without
  * the verb gets 403 `permission_denied`; a session is refused there too.
  */
-export const aiAdminAlias: Mw = async (ctx, next) => {
-  if (/^\/api\/ai\/admin(\/|$)/.test(ctx.path)) {
+export const aiAdminAlias: Mw = (ctx, next) => {
+  if (AI_ADMIN.test(ctx.path)) {
     if (!ctx.state.principal) throw new AppError('unauthenticated');
     if (!ctx.state.key) throw new AppError('forbidden', { reason: 'for API keys; the web UI uses /api/admin' });
     requirePermission(actor(ctx as Ctx), 'admin');
     ctx.path = ctx.path.replace(/^\/api\/ai\/admin/, '/api/admin');
   }
-  await next();
+  return next();
 };
 
 /** Refuses a key on a route its verbs do not cover (see KEY_ROUTES). */
-export const keyScope: Mw = async (ctx, next) => {
+export const keyScope: Mw = (ctx, next) => {
   const key = ctx.state.key;
   if (key && (ctx.path === '/api' || ctx.path.startsWith('/api/'))) {
     const rule = keyRule(ctx.method, ctx.path);
@@ -71,5 +85,5 @@ export const keyScope: Mw = async (ctx, next) => {
     // An admin-verb key whose owner is no longer an admin gets the admin routes' own 403 `forbidden`.
     if (rule !== 'any' && !(rule === 'admin' && key.verbs.includes('admin'))) requirePermission(actor(ctx), rule);
   }
-  await next();
+  return next();
 };

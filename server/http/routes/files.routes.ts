@@ -53,9 +53,9 @@ const searchQuery = z.object({
 const rawQuery = z.object({ path: q.str(), inline: q.bool().optional() });
 
 /** Sets the envelope door so file verbs map `read_only` to 403 and `quota_exceeded` to 413. */
-export const filesDoor = async (ctx: Ctx, next: () => Promise<unknown>) => {
+export const filesDoor = (ctx: Ctx, next: () => Promise<unknown>) => {
   ctx.state.door = 'files';
-  await next();
+  return next();
 };
 
 /**
