@@ -17,7 +17,7 @@ import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from 
 import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
-import { createAuth, createOidc, setPasswordCost } from './auth';
+import { TenantDirectory, TenantRecordsRepo, createAuth, createOidc, setPasswordCost } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, loadPluginDriver, type VolumeProbe } from './storage';
 import {
   createCatalogue,
@@ -136,6 +136,12 @@ export async function compose(config: Config, opts: ComposeOptions) {
       desktopBootstrap: config.desktopBootstrap,
       allowSignup: () => settings.get('allow_signup'),
     });
+    // Multi-tenant mode (docs/tenants.md): the tenants a request selects by host or prefix, held in memory.
+    const tenants = config.multiTenant ? new TenantDirectory(new TenantRecordsRepo(db)) : null;
+    if (tenants) {
+      await tenants.load();
+      tenants.attachChannel(channel);
+    }
     const oidc = createOidc({
       db,
       bus,
@@ -494,6 +500,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
       governor,
       scheduler,
       auth,
+      /** The tenants requests select (multi-tenant mode only; null: every request is tenant 1's). */
+      tenants,
       oidc,
       settings,
       registry,

@@ -348,6 +348,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     );
     const appOptions = {
       auth,
+      tenants: sv.tenants,
       lang: config.locale,
       trustedProxies: parseAddressList(config.trustedProxies).list,
       routers,

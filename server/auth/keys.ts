@@ -135,18 +135,19 @@ export class Keys {
   }
 
   /**
-   * The owner and scope of a live key token, or null for a malformed, unknown,
-   * wrong, revoked or expired token or a disabled owner (all answered alike).
+   * The owner and scope of a live key token of tenant `s` (the request's: another tenant's key is not
+   * found), or null for a malformed, unknown, wrong, revoked or expired token or a disabled owner (all
+   * answered alike). The gateways pass none yet: their tenant comes from `name@slug` (docs/tenants.md).
    */
-  async resolve(token: string, request?: RequestMeta): Promise<{ principal: Principal; scope: KeyScope } | null> {
+  async resolve(token: string, request?: RequestMeta, s: TenantScope = DEFAULT_TENANT): Promise<{ principal: Principal; scope: KeyScope } | null> {
     const now = Date.now();
     const hit = this.cache.get(token);
     if (hit && now - hit.at < CACHE_MS && hit.exp > now) {
+      if (hit.principal.tenant_id !== s.tenant_id) return null;
       this.touch(hit.scope.id, hit.principal, request, now);
       return hit;
     }
-    // Step 2 of docs/tenants.md: the tenant the request selects; another tenant's key is then not found.
-    const row = await this.check(DEFAULT_TENANT, token, now);
+    const row = await this.check(s, token, now);
     // A machine-bound key only signs its desktop in (desktopLogin): it is no bearer credential.
     if (!row || row.machine_id !== null) return null;
     const principal = await this.users.principal(row, row.user_id, `key:${row.id}`);

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
-import { DEFAULT_TENANT, isBusy, type TenantScope, type Tx, type Unit } from '../db';
+import { isBusy, type TenantScope, type Tx, type Unit } from '../db';
 import { SessionsRepo, type SessionRecord } from './sessions.repo';
 import { signJwt, verifyJwt, type SessionClaims } from './jwt';
 import type { UsersRepo } from './users.repo';
@@ -78,15 +78,16 @@ export class Sessions {
     return { token, expires_at: new Date(s.exp).toISOString(), sid: s.sid };
   }
 
-  /** The principal of a valid token whose session row is live and whose user is enabled; else null. */
-  async resolve(token: string): Promise<Principal | null> {
+  /**
+   * The principal of a valid token whose session row is live in tenant `scope` (the request's: a session
+   * made on another tenant's host is not found) and whose user is enabled; else null.
+   */
+  async resolve(scope: TenantScope, token: string): Promise<Principal | null> {
     const now = Date.now();
     const hit = this.cache.get(token);
-    if (hit && now - hit.at < CACHE_MS && hit.exp > now) return hit.p;
+    if (hit && now - hit.at < CACHE_MS && hit.exp > now) return hit.p.tenant_id === scope.tenant_id ? hit.p : null;
     const claims = await this.claims(token);
     if (!claims) return null;
-    // Step 2 of docs/tenants.md: the tenant the request selects; another tenant's session is then not found.
-    const scope = DEFAULT_TENANT;
     const row = await this.repo.owner(scope, claims.sid);
     if (!row || Date.parse(row.expires_at) <= now || row.user_id !== claims.sub) return null;
     const p = await this.users.principal(scope, row.user_id, claims.sid);

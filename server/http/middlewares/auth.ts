@@ -52,14 +52,14 @@ export function authenticate(auth: Auth, defaultLang: Lang): Mw {
       if (token) ctx.state.viaCookie = true;
     }
     if (token && !ctx.state.viaCookie && isKeyToken(token)) {
-      const k = await auth.keys.resolve(token, { ip: ctx.state.ip, ua: ctx.state.ua });
+      const k = await auth.keys.resolve(token, { ip: ctx.state.ip, ua: ctx.state.ua }, ctx.state.tenant);
       if (k) {
         ctx.state.principal = k.principal;
         ctx.state.key = k.scope;
         ctx.state.lang = pickLang([ctx.query.lang as string | undefined, k.principal.language], ctx.get('accept-language'), defaultLang);
       }
     } else if (token) {
-      const p = await auth.sessions.resolve(token);
+      const p = await auth.sessions.resolve(ctx.state.tenant, token);
       if (p) {
         ctx.state.principal = p;
         ctx.state.lang = pickLang([ctx.query.lang as string | undefined, p.language], ctx.get('accept-language'), defaultLang);
