@@ -543,16 +543,18 @@ async function seedFirstRun(config: Config, auth: Auth, log: Logger): Promise<vo
   // The first admin is tenant 1's: the installation's platform operator (docs/tenants.md).
   if ((await auth.repo.count(DEFAULT_TENANT)) > 0) return;
   if (config.adminEmail && config.adminPassword) {
-    await auth.users.create(DEFAULT_TENANT, { email: config.adminEmail, password: config.adminPassword, role: 'admin' });
+    const u = await auth.users.create(DEFAULT_TENANT, { email: config.adminEmail, password: config.adminPassword, role: 'admin' });
+    await auth.repo.makePlatformOperator(u.id);
     log.info(`created the first admin ${config.adminEmail}`);
   } else if (config.desktopBootstrap) {
     const { randomBytes } = await import('node:crypto');
-    await auth.users.create(DEFAULT_TENANT, {
+    const u = await auth.users.create(DEFAULT_TENANT, {
       email: config.adminEmail || 'owner@filedock.local',
       username: 'owner',
       password: randomBytes(24).toString('base64url'),
       role: 'admin',
     });
+    await auth.repo.makePlatformOperator(u.id);
     log.info('created the desktop owner account');
   } else {
     log.warn('no users yet: open the web UI from this computer to create the first admin');

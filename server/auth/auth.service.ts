@@ -172,6 +172,7 @@ export class AuthService {
     await prepare?.();
     await this.users.create(s, { email: input.email, username: input.username, password: input.password, role: 'admin' });
     const u = (await this.repo.byLogin(s, input.email))!;
+    if (s.tenant_id === DEFAULT_TENANT.tenant_id) await this.repo.makePlatformOperator(u.id);
     return this.issue(u, req, 'login');
   }
 

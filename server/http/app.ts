@@ -13,6 +13,7 @@ import { errorEnvelope } from './middlewares/errors';
 import { authenticate, csrfGuard, requestContext } from './middlewares/auth';
 import { aiAdminAlias, keyScope } from './middlewares/key-scope';
 import { selectTenant } from './middlewares/tenant';
+import { platformOnly } from './middlewares/platform-routes';
 import { serveRenderer } from './static';
 import type { AppOrigins } from './app-page';
 import { routerDispatch } from './route-dispatch';
@@ -50,6 +51,8 @@ export function buildApp(o: AppOptions): Koa<AppState> {
   app.use(authenticate(o.auth, o.lang));
   app.use(aiAdminAlias);
   app.use(keyScope);
+  // Multi-tenant mode only: the installation's routes are the platform operator's.
+  if (o.tenants) app.use(platformOnly);
   app.use(csrfGuard);
   for (const mw of o.afterAuth ?? []) app.use(mw);
   app.use(routerDispatch(o.routers));
