@@ -7,6 +7,7 @@ import type { Lang } from '../lib/i18n';
 import type { Door } from './error-map';
 import type { ActorRef, RequestMeta } from '../events';
 import type { TenantScope } from '../db';
+import { AppError } from '../errors';
 
 export interface AppState {
   principal?: Principal;
@@ -14,6 +15,8 @@ export interface AppState {
   tenant: TenantScope;
   /** The `/t/<slug>` prefix the request came with (stripped from `ctx.path`), when it selected its tenant by one. */
   tenantBase?: string;
+  /** Set when the selected tenant is suspended (read from the tenants' cache): no session or key resolves, no link is found. */
+  tenantSuspended?: true;
   door: Door;
   lang: Lang;
   ip: string;
@@ -41,9 +44,13 @@ export const reqMeta = (ctx: Ctx): RequestMeta & { ip: string; loopback: boolean
 export const me = (ctx: Ctx): Principal => ctx.state.principal!;
 /**
  * The tenant a public link's, drop's or app page's token is looked up in: the request's (its host or path
- * prefix, docs/tenants.md), so another tenant's token is `not_found`.
+ * prefix, docs/tenants.md), so another tenant's token is `not_found`. A suspended tenant's links answer as
+ * missing ones.
  */
-export const linkTenant = (ctx: Ctx): TenantScope => ctx.state.tenant;
+export function linkTenant(ctx: Ctx): TenantScope {
+  if (ctx.state.tenantSuspended) throw new AppError('not_found');
+  return ctx.state.tenant;
+}
 /** The caller as the actor of a file-service call (the person, or their API key); routes behind `requireUser` may call this. */
 export const actor = (ctx: Ctx): Actor => (ctx.state.key ? keyActor(me(ctx), ctx.state.key, reqMeta(ctx)) : personActor(me(ctx), reqMeta(ctx)));
 

@@ -51,6 +51,11 @@ export function authenticate(auth: Auth, defaultLang: Lang): Mw {
       token = ctx.cookies.get(SESSION_COOKIE);
       if (token) ctx.state.viaCookie = true;
     }
+    // A suspended tenant's sessions and keys stop at once (its status comes from the tenants' cache).
+    if (ctx.state.tenantSuspended) {
+      token = undefined;
+      ctx.state.viaCookie = false;
+    }
     if (token && !ctx.state.viaCookie && isKeyToken(token)) {
       const k = await auth.keys.resolve(token, { ip: ctx.state.ip, ua: ctx.state.ua }, ctx.state.tenant);
       if (k) {
