@@ -15,7 +15,9 @@ import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
 import { routeDoc } from '../openapi/route-doc';
 import { tenantBody, tenantPatch } from './platform-tenants.schema';
 
-const doc = routeDoc('Platform: tenants', 'admin');
+const routeDocOf = routeDoc('Platform: tenants', 'admin');
+const ONLY = 'Multi-tenant mode only (`SERVICE_MULTI_TENANT=1`), for the platform operator: a tenant admin gets 403 `supertenant_only` (docs/tenants.md).';
+const doc = (d: Parameters<typeof routeDocOf>[0]) => routeDocOf({ description: ONLY, ...d });
 
 export function platformTenantRoutes(d: { tenants: TenantsService; catalogue: Catalogue; maxJsonBytes: number }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/platform/tenants' });
