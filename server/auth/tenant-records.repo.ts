@@ -7,18 +7,6 @@ import type { Db, Unit } from '../db';
 
 export type TenantStatus = 'active' | 'suspended';
 
-/** A tenant as the platform routes show it; JSON columns parsed. */
-export interface TenantRecord {
-  id: number;
-  slug: string;
-  name: string;
-  hostnames: string[];
-  status: TenantStatus;
-  quotas: Record<string, number>;
-  branding: Record<string, string>;
-  created_at: string;
-}
-
 /** What the operator sets on a tenant (every field optional on a change). */
 export interface TenantFields {
   slug: string;
@@ -27,6 +15,12 @@ export interface TenantFields {
   status: TenantStatus;
   quotas: Record<string, number>;
   branding: Record<string, string>;
+}
+
+/** A tenant as the platform routes show it; JSON columns parsed. */
+export interface TenantRecord extends TenantFields {
+  id: number;
+  created_at: string;
 }
 
 /** The identity tables a deleted tenant's rows go from (auth's own; other modules remove theirs first). */

@@ -1,6 +1,7 @@
 /**
  * Multi-tenant tests (docs/tenants.md): requests that reach the test server by another host name (fetch
- * cannot set `Host`, so this speaks node:http), and a tenant added straight to the database.
+ * cannot set `Host`, so this speaks node:http), and a tenant added straight to the database (the tenant
+ * routes' own test makes them through the API).
  */
 import { request } from 'node:http';
 import type { TestServer } from './server';
@@ -43,14 +44,15 @@ export function onHost(s: TestServer, host: string) {
     });
 }
 
-/** Adds tenant `id` with `slug` and `hostnames` in the database and has the server read its tenants again. */
-export async function addTenantRow(s: TestServer, id: number, slug: string, hostnames: string[]): Promise<void> {
-  await s.server.db.async.sql('INSERT INTO tenants (id, slug, name, hostnames, created_at) VALUES (?, ?, ?, ?, ?)', [
-    id,
+/** Adds a tenant with `slug` and `hostnames` in the database, has the server read its tenants again, and answers its id. */
+export async function addTenantRow(s: TestServer, slug: string, hostnames: string[]): Promise<number> {
+  await s.server.db.async.sql('INSERT INTO tenants (slug, name, hostnames, created_at) VALUES (?, ?, ?, ?)', [
     slug,
     slug,
     JSON.stringify(hostnames),
     new Date().toISOString(),
   ]);
+  const [row] = await s.server.db.async.sql<{ id: number | string }>('SELECT id FROM tenants WHERE slug = ?', [slug]);
   await s.server.services.tenants!.changed();
+  return Number(row.id);
 }

@@ -15,13 +15,14 @@ describe('tenants: platform routes', () => {
   let operator: string;
   let betaAdmin: string;
   let secondAdmin: string;
+  let betaId: number;
 
   before(async () => {
     s = await startTestServer({ SERVICE_MULTI_TENANT: '1' });
     operator = await s.login();
-    await addTenantRow(s, 2, 'beta', [BETA]);
+    betaId = await addTenantRow(s, 'beta', [BETA]);
     const users = s.server.services.auth.users;
-    await users.create({ tenant_id: 2 }, { email: 'boss@beta.test', password: 'beta-password-1', role: 'admin' });
+    await users.create({ tenant_id: betaId }, { email: 'boss@beta.test', password: 'beta-password-1', role: 'admin' });
     await users.create({ tenant_id: 1 }, { email: 'second@example.test', password: 'second-password', role: 'admin' });
     betaAdmin = (await onHost(s, BETA)('POST', '/api/auth/login', { body: { email: 'boss@beta.test', password: 'beta-password-1' } })).body.token;
     secondAdmin = await s.login('second@example.test', 'second-password');
@@ -54,7 +55,7 @@ describe('tenants: platform routes', () => {
     for (const r of [
       await beta('GET', '/api/platform/tenants', { token: betaAdmin }),
       await beta('POST', '/api/platform/tenants', { token: betaAdmin, body: {} }),
-      await s.api('DELETE', '/api/platform/tenants/2', { token: secondAdmin }),
+      await s.api('DELETE', `/api/platform/tenants/${betaId}`, { token: secondAdmin }),
     ]) {
       assert.equal(r.status, 403, JSON.stringify(r.body));
       assert.equal(r.body.error, 'supertenant_only');
@@ -100,7 +101,7 @@ describe('tenants: platform routes', () => {
       body: { slug: 'Not A Label', name: 'x', admin: { email: 'x@x.test', password: 'gamma-password-1' } },
     });
     assert.deepEqual([badSlug.status, badSlug.body.error, badSlug.body.details?.field], [400, 'validation_failed', 'slug']);
-    const hostTaken = await s.api('PATCH', '/api/platform/tenants/2', { token: operator, body: { hostnames: ['gamma.example.test'] } });
+    const hostTaken = await s.api('PATCH', `/api/platform/tenants/${betaId}`, { token: operator, body: { hostnames: ['gamma.example.test'] } });
     assert.deepEqual([hostTaken.status, hostTaken.body.error, hostTaken.body.details?.field], [400, 'validation_failed', 'hostnames']);
     const noAdmin = await s.api('POST', '/api/platform/tenants', {
       token: operator,

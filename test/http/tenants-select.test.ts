@@ -24,11 +24,11 @@ describe('tenants: selecting a tenant by host or prefix', () => {
   before(async () => {
     rootB = tempDir('filedock-tenant-b-');
     s = await startTestServer({ SERVICE_MULTI_TENANT: '1' });
-    await addTenantRow(s, 2, 'beta', [BETA]);
+    const b = { tenant_id: await addTenantRow(s, 'beta', [BETA]) };
     const users = s.server.services.auth.users;
     samA = (await users.create({ tenant_id: 1 }, { ...SAME, role: 'admin' })).id;
-    samB = (await users.create({ tenant_id: 2 }, { ...SAME, role: 'admin' })).id;
-    await users.create({ tenant_id: 2 }, { email: 'only-b@example.test', password: 'only-b-password', role: 'user' });
+    samB = (await users.create(b, { ...SAME, role: 'admin' })).id;
+    await users.create(b, { email: 'only-b@example.test', password: 'only-b-password', role: 'user' });
     beta = onHost(s, BETA);
     home = onHost(s, '127.0.0.1');
   });
