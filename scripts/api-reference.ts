@@ -143,10 +143,14 @@ async function main() {
   const { buildOpenApi } = await import('../server/http/openapi/document');
   const { VERSION } = await import('../server/version');
   const dir = mkdtempSync(join(tmpdir(), 'filedock-apiref-'));
-  const server = await startServer(loadConfig({ SERVICE_DATA_DIR: dir, SERVICE_PORT: '0', SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0' }), {
-    logger: createLogger('error'),
-  });
+  const server = await startServer(
+    loadConfig({ SERVICE_DATA_DIR: dir, SERVICE_PORT: '0', SERVICE_HOST: '127.0.0.1', SERVICE_UPDATE_CHECK: '0', SERVICE_MULTI_TENANT: '1' }),
+    {
+      logger: createLogger('error'),
+    },
+  );
   try {
+    // Multi-tenant mode: every route the server can have, the platform operator's tenant routes too (docs/tenants.md).
     // The document GET /api/openapi.json serves, built from the running server's routers (no HTTP round trip to wait out at close).
     const doc = JSON.parse(JSON.stringify(buildOpenApi(server.routers, VERSION)));
     writeFileSync(fileURLToPath(new URL(`../${PAGE}`, import.meta.url)), renderReference(doc));

@@ -17,7 +17,7 @@ import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from 
 import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
-import { createAuth, createOidc, setPasswordCost } from './auth';
+import { TenantDirectory, TenantRecordsRepo, TenantsService, createAuth, createOidc, setPasswordCost } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, loadPluginDriver, type VolumeProbe } from './storage';
 import {
   createCatalogue,
@@ -136,6 +136,14 @@ export async function compose(config: Config, opts: ComposeOptions) {
       desktopBootstrap: config.desktopBootstrap,
       allowSignup: () => settings.get('allow_signup'),
     });
+    // Multi-tenant mode (docs/tenants.md): the tenants a request selects by host or prefix, held in memory.
+    const tenantRecords = new TenantRecordsRepo(db);
+    const tenants = config.multiTenant ? new TenantDirectory(tenantRecords) : null;
+    if (tenants) {
+      await tenants.load();
+      tenants.attachChannel(channel);
+    }
+    const platformTenants = tenants ? new TenantsService(tenantRecords, tenants, auth.users, bus) : null;
     const oidc = createOidc({
       db,
       bus,
@@ -495,6 +503,10 @@ export async function compose(config: Config, opts: ComposeOptions) {
       governor,
       scheduler,
       auth,
+      /** The tenants requests select (multi-tenant mode only; null: every request is tenant 1's). */
+      tenants,
+      /** The operator's tenant routes' service (multi-tenant mode only). */
+      platformTenants,
       oidc,
       settings,
       registry,

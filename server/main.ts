@@ -43,6 +43,7 @@ import { networkRoutes } from './http/routes/network.routes';
 import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
 import { adminStorageRoutes } from './http/routes/admin-storages.routes';
+import { platformTenantRoutes } from './http/routes/platform-tenants.routes';
 import { adminHomesRoutes } from './http/routes/admin-homes.routes';
 import { adminMeterRoutes } from './http/routes/admin-meter.routes';
 import { adminGovernorRoutes } from './http/routes/admin-governor.routes';
@@ -279,6 +280,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         },
       }),
       adminStorageRoutes({ catalogue, maxJsonBytes: json }),
+      ...(sv.platformTenants ? [platformTenantRoutes({ tenants: sv.platformTenants, catalogue, maxJsonBytes: json })] : []),
       adminHomesRoutes({ homes: sv.homes, settings: sv.settings, bus, maxJsonBytes: json }),
       adminMeterRoutes({ catalogue, settings: sv.settings, maxJsonBytes: json }),
       adminGovernorRoutes({ settings: sv.settings, governor: sv.governor, bus, maxJsonBytes: json }),
@@ -348,6 +350,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     );
     const appOptions = {
       auth,
+      tenants: sv.tenants,
       lang: config.locale,
       trustedProxies: parseAddressList(config.trustedProxies).list,
       routers,
@@ -542,16 +545,18 @@ async function seedFirstRun(config: Config, auth: Auth, log: Logger): Promise<vo
   // The first admin is tenant 1's: the installation's platform operator (docs/tenants.md).
   if ((await auth.repo.count(DEFAULT_TENANT)) > 0) return;
   if (config.adminEmail && config.adminPassword) {
-    await auth.users.create(DEFAULT_TENANT, { email: config.adminEmail, password: config.adminPassword, role: 'admin' });
+    const u = await auth.users.create(DEFAULT_TENANT, { email: config.adminEmail, password: config.adminPassword, role: 'admin' });
+    await auth.repo.makePlatformOperator(u.id);
     log.info(`created the first admin ${config.adminEmail}`);
   } else if (config.desktopBootstrap) {
     const { randomBytes } = await import('node:crypto');
-    await auth.users.create(DEFAULT_TENANT, {
+    const u = await auth.users.create(DEFAULT_TENANT, {
       email: config.adminEmail || 'owner@filedock.local',
       username: 'owner',
       password: randomBytes(24).toString('base64url'),
       role: 'admin',
     });
+    await auth.repo.makePlatformOperator(u.id);
     log.info('created the desktop owner account');
   } else {
     log.warn('no users yet: open the web UI from this computer to create the first admin');

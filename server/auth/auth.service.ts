@@ -56,10 +56,17 @@ export class AuthService {
    * `invalid_credentials` with `tries_left` (401), `account_disabled` (403).
    * An account with a second factor gets a challenge instead of a session
    * (finished by `loginSecondStep`); whether it has one shows only after the
-   * right password. `rp` is where the browser is, for passkeys.
+   * right password. `rp` is where the browser is, for passkeys. The account is looked up in tenant `s`
+   * (the request's: the same name in another tenant is another person).
    */
-  async login(login: string, password: string, req: RequestMeta & { ip: string }, rp: RelyingParty | null = null): Promise<LoginResult | MfaChallenge> {
-    const u = await this.checkPassword(login, password, req);
+  async login(
+    s: TenantScope,
+    login: string,
+    password: string,
+    req: RequestMeta & { ip: string },
+    rp: RelyingParty | null = null,
+  ): Promise<LoginResult | MfaChallenge> {
+    const u = await this.checkPassword(s, login, password, req);
     // The failures stay counted until the second step passes too: a known password must not reset them.
     const challenge = await this.mfa.begin(u, login, rp);
     if (challenge) return challenge;
@@ -75,7 +82,8 @@ export class AuthService {
    * keys. Audited `auth.login` with `meta.kind` = the protocol.
    */
   async gatewayLogin(login: string, password: string, req: RequestMeta & { ip: string }, protocol: string): Promise<Principal> {
-    const u = await this.checkPassword(login, password, req);
+    // The gateways select their tenant by `name@slug` (docs/tenants.md, a later step): tenant 1's until then.
+    const u = await this.checkPassword(DEFAULT_TENANT, login, password, req);
     if (await this.mfa.enrolled(u, u.id))
       throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
     await this.throttle.succeed(login);
@@ -101,10 +109,9 @@ export class AuthService {
    * (429), `invalid_credentials` with `tries_left` (401, audited
    * `auth.failed`), `account_disabled` (403, only after a right password).
    */
-  private async checkPassword(login: string, password: string, req: RequestMeta & { ip: string }): Promise<UserRow> {
+  private async checkPassword(s: TenantScope, login: string, password: string, req: RequestMeta & { ip: string }): Promise<UserRow> {
     await this.throttle.check(login, req.ip);
-    // Step 2 of docs/tenants.md: the tenant the request selects (host, path prefix, `name@slug`).
-    const u = await this.repo.byLogin(DEFAULT_TENANT, login);
+    const u = await this.repo.byLogin(s, login);
     // Second-step failures lock the person whatever name they typed.
     if (u) await this.throttle.check(login, req.ip, u.id);
     // An account the identity provider manages signs in there only, even if a password was set on it since.
@@ -127,9 +134,15 @@ export class AuthService {
   }
 
   /** Finishes a sign-in with an answer to the login's challenge (see `SecondStep.finish` for the refusals). */
-  async loginSecondStep(challenge: string, answer: SecondStepAnswer, req: RequestMeta & { ip: string }, rp: RelyingParty | null): Promise<LoginResult> {
-    // Step 2 of docs/tenants.md: the tenant the request selects, as for the password before it.
-    const { user, method } = await this.mfa.finish(DEFAULT_TENANT, challenge, answer, rp, req);
+  async loginSecondStep(
+    s: TenantScope,
+    challenge: string,
+    answer: SecondStepAnswer,
+    req: RequestMeta & { ip: string },
+    rp: RelyingParty | null,
+  ): Promise<LoginResult> {
+    // The challenge is looked up in the request's tenant, as the password was before it.
+    const { user, method } = await this.mfa.finish(s, challenge, answer, rp, req);
     return this.issue(user, req, 'login', { mfa: method });
   }
 
@@ -138,26 +151,28 @@ export class AuthService {
     await this.bus.emit('audit', { action: 'auth.logout', actor: { id: p.id, email: p.email }, request: req });
   }
 
-  /** True while no user exists (the setup page is offered). */
-  async setupNeeded(): Promise<boolean> {
-    return (await this.repo.count(DEFAULT_TENANT)) === 0;
+  /** True while tenant `s` has no user (the setup page is offered). */
+  async setupNeeded(s: TenantScope): Promise<boolean> {
+    return (await this.repo.count(s)) === 0;
   }
 
   /**
-   * Creates the first admin; only while no user exists and only for loopback callers.
+   * Creates the first admin of tenant `s` (the request's); only while it has no user and only for
+   * loopback callers. Tenant 1's is the installation's platform operator (docs/tenants.md).
    * `prepare` (the first storage's check) runs after those guards and before the account exists.
    */
   async setup(
+    s: TenantScope,
     input: { email: string; username?: string; password: string },
     req: RequestMeta & { ip: string; loopback: boolean },
     prepare?: () => Promise<void>,
   ): Promise<LoginResult> {
     if (!req.loopback) throw new AppError('setup_local_only');
-    if (!(await this.setupNeeded())) throw new AppError('setup_done');
+    if (!(await this.setupNeeded(s))) throw new AppError('setup_done');
     await prepare?.();
-    // The first admin is tenant 1's: the installation's platform operator (docs/tenants.md).
-    await this.users.create(DEFAULT_TENANT, { email: input.email, username: input.username, password: input.password, role: 'admin' });
-    const u = (await this.repo.byLogin(DEFAULT_TENANT, input.email))!;
+    await this.users.create(s, { email: input.email, username: input.username, password: input.password, role: 'admin' });
+    const u = (await this.repo.byLogin(s, input.email))!;
+    if (s.tenant_id === DEFAULT_TENANT.tenant_id) await this.repo.makePlatformOperator(u.id);
     return this.issue(u, req, 'login');
   }
 
@@ -168,14 +183,14 @@ export class AuthService {
    * tells whether an account exists.
    */
   async signup(
+    s: TenantScope,
     input: { email: string; username?: string; password: string; language?: string | null },
     req: RequestMeta & { ip: string },
   ): Promise<LoginResult> {
     if (!this.opts.allowSignup()) throw new AppError('forbidden', { reason: 'sign-up is off' }, { reason: 'signup_off' });
     await this.probe(req.ip);
-    // Step 2 of docs/tenants.md: the tenant the request selects.
-    await this.throttle.gate(() => this.users.create(DEFAULT_TENANT, { ...input, role: 'user' }, { actor: null, request: req }));
-    return this.issue((await this.repo.byLogin(DEFAULT_TENANT, input.email.trim()))!, req, 'signup');
+    await this.throttle.gate(() => this.users.create(s, { ...input, role: 'user' }, { actor: null, request: req }));
+    return this.issue((await this.repo.byLogin(s, input.email.trim()))!, req, 'signup');
   }
 
   /**

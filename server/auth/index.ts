@@ -18,6 +18,9 @@ import { createMfa } from './mfa';
 export { createOidc, OidcError, safeNext, type Oidc, type OidcFailure, type OidcEnv, type OidcPatch } from './oidc';
 
 export { AuthService, type LoginResult } from './auth.service';
+export { TenantDirectory, type TenantEntry } from './tenant-directory';
+export { TenantsService, type NewTenant } from './tenants.service';
+export { TenantRecordsRepo, type TenantRecord, type TenantStatus } from './tenant-records.repo';
 export type { LoginThrottle } from './throttle';
 export type { Mfa, RelyingParty, SecondStepAnswer, Who, RegistrationResponseJSON, AuthenticationResponseJSON } from './mfa';
 export { UsersService, type CreateUser, type UpdateUser } from './users.service';

@@ -135,27 +135,29 @@ export class Keys {
   }
 
   /**
-   * What `resolve` gave for `token` less than the cache's lifetime ago (dropped on every invalidation),
-   * recorded as a use like `resolve` does, without waiting for anything; undefined when not cached: ask `resolve`.
+   * What `resolve` answers for `token` in tenant `s` when it resolved the token less than the cache's lifetime
+   * ago (dropped on every invalidation), recorded as a use like `resolve` does, without waiting for anything:
+   * null for another tenant's key; undefined when not cached: ask `resolve`.
    */
-  recent(token: string, request?: RequestMeta): { principal: Principal; scope: KeyScope } | undefined {
+  recent(token: string, request?: RequestMeta, s: TenantScope = DEFAULT_TENANT): { principal: Principal; scope: KeyScope } | null | undefined {
     const now = Date.now();
     const hit = this.cache.get(token);
     if (!hit || now - hit.at >= CACHE_MS || hit.exp <= now) return undefined;
+    if (hit.principal.tenant_id !== s.tenant_id) return null;
     this.touch(hit.scope.id, hit.principal, request, now);
     return hit;
   }
 
   /**
-   * The owner and scope of a live key token, or null for a malformed, unknown,
-   * wrong, revoked or expired token or a disabled owner (all answered alike).
+   * The owner and scope of a live key token of tenant `s` (the request's: another tenant's key is not
+   * found), or null for a malformed, unknown, wrong, revoked or expired token or a disabled owner (all
+   * answered alike). The gateways pass none yet: their tenant comes from `name@slug` (docs/tenants.md).
    */
-  async resolve(token: string, request?: RequestMeta): Promise<{ principal: Principal; scope: KeyScope } | null> {
-    const hit = this.recent(token, request);
-    if (hit) return hit;
+  async resolve(token: string, request?: RequestMeta, s: TenantScope = DEFAULT_TENANT): Promise<{ principal: Principal; scope: KeyScope } | null> {
+    const hit = this.recent(token, request, s);
+    if (hit !== undefined) return hit;
     const now = Date.now();
-    // Step 2 of docs/tenants.md: the tenant the request selects; another tenant's key is then not found.
-    const row = await this.check(DEFAULT_TENANT, token, now);
+    const row = await this.check(s, token, now);
     // A machine-bound key only signs its desktop in (desktopLogin): it is no bearer credential.
     if (!row || row.machine_id !== null) return null;
     const principal = await this.users.principal(row, row.user_id, `key:${row.id}`);

@@ -17,19 +17,23 @@ test('the principal cache is keyed by token, bounded, and forgets a revoked sess
     const rows = [];
     for (let i = 0; i < CACHE_MAX + 50; i++) rows.push(await sessions.insert(DEFAULT_TENANT, 1, {}));
     const tokens = await Promise.all(rows.map((r) => sessions.sign(r)));
-    for (const s of tokens) assert.equal((await sessions.resolve(s.token))?.id, 1);
+    for (const s of tokens) assert.equal((await sessions.resolve(DEFAULT_TENANT, s.token))?.id, 1);
     assert.equal(sessions.cached, CACHE_MAX, 'the oldest entries went');
     // A cached token is refused as soon as its session is revoked.
     const last = tokens[tokens.length - 1];
-    assert.ok(await sessions.resolve(last.token));
+    assert.ok(await sessions.resolve(DEFAULT_TENANT, last.token));
     // What authentication answers without an await: the cached principal, only while it is cached.
-    assert.equal(sessions.recent(last.token)?.id, 1);
-    assert.equal(sessions.recent(tokens[0].token), undefined, 'an entry the bound pushed out');
+    assert.equal(sessions.recent(DEFAULT_TENANT, last.token)?.id, 1);
+    assert.equal(sessions.recent(DEFAULT_TENANT, tokens[0].token), undefined, 'an entry the bound pushed out');
+    // A cached token asked for in another tenant (a cookie replayed on another tenant's host) is no session there.
+    assert.equal(sessions.recent({ tenant_id: 2 }, last.token), null);
+    assert.equal(await sessions.resolve({ tenant_id: 2 }, last.token), null);
+    assert.ok(await sessions.resolve(DEFAULT_TENANT, last.token), 'still its own tenant’s');
     await sessions.revoke(DEFAULT_TENANT, last.sid);
-    assert.equal(sessions.recent(last.token), undefined);
-    assert.equal(await sessions.resolve(last.token), null);
+    assert.equal(sessions.recent(DEFAULT_TENANT, last.token), undefined);
+    assert.equal(await sessions.resolve(DEFAULT_TENANT, last.token), null);
     // A forged token never reaches the cache.
-    assert.equal(await sessions.resolve(last.token.slice(0, -2) + 'xx'), null);
+    assert.equal(await sessions.resolve(DEFAULT_TENANT, last.token.slice(0, -2) + 'xx'), null);
   } finally {
     void db.close();
     t.cleanup();

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
-import { DEFAULT_TENANT, isBusy, type TenantScope, type Tx, type Unit } from '../db';
+import { isBusy, type TenantScope, type Tx, type Unit } from '../db';
 import { SessionsRepo, type SessionRecord } from './sessions.repo';
 import { signJwt, verifyJwt, type SessionClaims } from './jwt';
 import type { UsersRepo } from './users.repo';
@@ -79,24 +79,27 @@ export class Sessions {
   }
 
   /**
-   * The principal `resolve` gave for `token` less than the cache's lifetime ago (dropped on every
-   * invalidation), without waiting for anything; undefined when not cached: ask `resolve`.
+   * What `resolve` answers for `token` in tenant `scope` when it resolved the token less than the cache's
+   * lifetime ago (dropped on every invalidation), without waiting for anything: the principal, or null for
+   * another tenant's session; undefined when not cached: ask `resolve`.
    */
-  recent(token: string): Principal | undefined {
+  recent(scope: TenantScope, token: string): Principal | null | undefined {
     const hit = this.cache.get(token);
     const now = Date.now();
-    return hit && now - hit.at < CACHE_MS && hit.exp > now ? hit.p : undefined;
+    if (!hit || now - hit.at >= CACHE_MS || hit.exp <= now) return undefined;
+    return hit.p.tenant_id === scope.tenant_id ? hit.p : null;
   }
 
-  /** The principal of a valid token whose session row is live and whose user is enabled; else null. */
-  async resolve(token: string): Promise<Principal | null> {
-    const hit = this.recent(token);
-    if (hit) return hit;
+  /**
+   * The principal of a valid token whose session row is live in tenant `scope` (the request's: a session
+   * made on another tenant's host is not found) and whose user is enabled; else null.
+   */
+  async resolve(scope: TenantScope, token: string): Promise<Principal | null> {
+    const hit = this.recent(scope, token);
+    if (hit !== undefined) return hit;
     const now = Date.now();
     const claims = await this.claims(token);
     if (!claims) return null;
-    // Step 2 of docs/tenants.md: the tenant the request selects; another tenant's session is then not found.
-    const scope = DEFAULT_TENANT;
     const row = await this.repo.owner(scope, claims.sid);
     if (!row || Date.parse(row.expires_at) <= now || row.user_id !== claims.sub) return null;
     const p = await this.users.principal(scope, row.user_id, claims.sid);

@@ -14,6 +14,8 @@ export interface Principal {
   groups: string[];
   language: string | null;
   sessionId: string;
+  /** Set for a platform operator (docs/tenants.md, "Who is who"): tenants, updates and the installation's settings are theirs. */
+  platform_operator?: true;
   /** Their custom role's permission settings, when they have one (auth/permissions). */
   customRole?: Record<string, boolean> | null;
   /** Their own permission exceptions. */

@@ -7,7 +7,7 @@ import type { UsersTable } from '../db/tables';
 import type { Role, UserView } from './types';
 import type { GroupView } from '../contract';
 
-export type UserRow = Omit<UsersTable, 'id'> & { id: number };
+export type UserRow = Omit<UsersTable, 'id' | 'platform_operator'> & { id: number; platform_operator: number };
 /** A new account's row. */
 export type NewUser = Pick<UserRow, 'email' | 'username' | 'role' | 'password_hash'> & { language?: string | null; auth_driver?: string };
 /** The columns an account change may set. */
@@ -77,6 +77,14 @@ export class UsersRepo {
         this.db.k.updateTable('users').set({ password_hash: to }).where('tenant_id', '=', s.tenant_id).where('id', '=', id).where('password_hash', '=', from),
       )) > 0
     );
+  }
+
+  /**
+   * Makes a person of tenant 1 a platform operator (docs/tenants.md, "Who is who"): its first admin, at
+   * set-up or first-run seeding. Idempotent; false when no such person is in tenant 1.
+   */
+  async makePlatformOperator(id: number): Promise<boolean> {
+    return (await this.db.async.run(this.db.k.updateTable('users').set({ platform_operator: 1 }).where('tenant_id', '=', 1).where('id', '=', id))) > 0;
   }
 
   /** Every group of the tenant with its members, by name. */
@@ -349,7 +357,7 @@ function byUser<R extends { user_id: number }>(rows: R[]): Map<number, R[]> {
 
 /** A live account's principal from its rows: its custom role's permissions (JSON), its exceptions and its groups by name. */
 function principalOf(
-  u: Pick<UserRow, 'id' | 'tenant_id' | 'email' | 'username' | 'role' | 'language'>,
+  u: Pick<UserRow, 'id' | 'tenant_id' | 'email' | 'username' | 'role' | 'language' | 'platform_operator'>,
   customRole: string | undefined,
   exceptions: Array<{ permission: string; allowed: number | boolean }>,
   groups: Array<{ name: string }>,
@@ -364,6 +372,7 @@ function principalOf(
     groups: groups.map((g) => g.name),
     language: u.language,
     sessionId,
+    ...(u.platform_operator ? { platform_operator: true } : {}),
     customRole: customRole ? (JSON.parse(customRole) as Record<string, boolean>) : null,
     exceptions: exceptions.length ? Object.fromEntries(exceptions.map((e) => [e.permission, !!e.allowed])) : null,
   };

@@ -11,6 +11,8 @@ test('defaults and zero meanings', () => {
   assert.equal(c.thumbsUrlTtl, 86_400_000);
   assert.equal(c.updateInterval, 3_600_000, 'raised to 1h');
   assert.equal(c.maxUploadBytes, 5368709120);
+  assert.equal(c.multiTenant, false, 'single-tenant unless asked (docs/tenants.md)');
+  assert.equal(loadConfig({ SERVICE_DATA_DIR: '/tmp/x', SERVICE_MULTI_TENANT: '1' }).multiTenant, true);
   assert.ok(Object.isFrozen(c));
 });
 

@@ -188,6 +188,12 @@ export const SETTINGS = {
     'false',
     'Seeds `allow_signup` once: anyone who reaches the sign-in page may create a `user` account (the admin console changes it later).',
   ),
+  multiTenant: s(
+    'SERVICE_MULTI_TENANT',
+    bool,
+    'false',
+    'Multi-tenant mode (docs/tenants.md): a request selects its tenant by host name or `/t/<slug>/` prefix, and the platform operator manages tenants at `/api/platform/tenants`. Off: one tenant, nothing changes.',
+  ),
   httpHeadersTimeout: s(
     'SERVICE_HTTP_HEADERS_TIMEOUT',
     duration,

@@ -7,7 +7,7 @@
 export const TABLE_OWNERS = {
   _migrations: 'db',
   meta: 'db',
-  tenants: 'db',
+  tenants: 'auth',
   users: 'auth',
   groups: 'auth',
   user_groups: 'auth',

@@ -58,6 +58,8 @@ export interface UsersTable extends TenantRow {
   quota_bytes: number | null;
   created_at: string;
   updated_at: string;
+  /** 1 for a platform operator (docs/tenants.md, "Who is who"): tenant 1's first admin and whom they make one. */
+  platform_operator: Generated<number>;
 }
 /** auth */
 export interface GroupsTable extends TenantRow {

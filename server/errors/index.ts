@@ -67,6 +67,7 @@ export type ErrorCode =
   | 'mfa_invalid'
   | 'mfa_expired'
   | 'session_required'
+  | 'supertenant_only'
   | 'encrypted'
   | 'not_encrypted'
   | 'vault_auth_failed'

@@ -6,12 +6,14 @@
 import type { BlockList } from 'node:net';
 import Koa from 'koa';
 import type { Router } from '@koa/router';
-import type { Auth } from '../auth';
+import type { Auth, TenantDirectory } from '../auth';
 import type { Lang } from '../lib/i18n';
 import { AppError } from '../errors';
 import { errorEnvelope } from './middlewares/errors';
 import { authenticate, csrfGuard, requestContext } from './middlewares/auth';
 import { aiAdminAlias, keyScope } from './middlewares/key-scope';
+import { selectTenant } from './middlewares/tenant';
+import { platformOnly } from './middlewares/platform-routes';
 import { serveRenderer } from './static';
 import type { AppOrigins } from './app-page';
 import { routerDispatch } from './route-dispatch';
@@ -19,6 +21,8 @@ import type { AppState, Mw } from './context';
 
 export interface AppOptions {
   auth: Auth;
+  /** Multi-tenant mode's tenants (a request selects one by host or `/t/<slug>/`); null: every request is tenant 1's. */
+  tenants?: TenantDirectory | null;
   lang: Lang;
   /** Peers whose X-Forwarded-For is believed (default: loopback). */
   trustedProxies?: BlockList;
@@ -41,10 +45,14 @@ export function buildApp(o: AppOptions): Koa<AppState> {
   app.silent = true;
   app.use(requestContext(o.lang, o.trustedProxies));
   app.use(errorEnvelope(o.log, o.onDbBusy));
+  // Before everything that reads the path or signs the caller in: it strips a `/t/<slug>` prefix.
+  app.use(selectTenant(o.tenants ?? null));
   for (const mw of o.before ?? []) app.use(mw);
   app.use(authenticate(o.auth, o.lang));
   app.use(aiAdminAlias);
   app.use(keyScope);
+  // Multi-tenant mode only: the installation's routes are the platform operator's.
+  if (o.tenants) app.use(platformOnly);
   app.use(csrfGuard);
   for (const mw of o.afterAuth ?? []) app.use(mw);
   app.use(routerDispatch(o.routers));

@@ -6,10 +6,17 @@ import { keyActor, personActor, type Actor, type KeyScope, type Principal } from
 import type { Lang } from '../lib/i18n';
 import type { Door } from './error-map';
 import type { ActorRef, RequestMeta } from '../events';
-import { DEFAULT_TENANT, type TenantScope } from '../db';
+import type { TenantScope } from '../db';
+import { AppError } from '../errors';
 
 export interface AppState {
   principal?: Principal;
+  /** The tenant this request is for (middlewares/tenant.ts): sign-in, sessions, keys and link tokens are looked up in it. */
+  tenant: TenantScope;
+  /** The `/t/<slug>` prefix the request came with (stripped from `ctx.path`), when it selected its tenant by one. */
+  tenantBase?: string;
+  /** Set when the selected tenant is suspended (read from the tenants' cache): no session or key resolves, no link is found. */
+  tenantSuspended?: true;
   door: Door;
   lang: Lang;
   ip: string;
@@ -36,10 +43,14 @@ export const reqMeta = (ctx: Ctx): RequestMeta & { ip: string; loopback: boolean
 /** The signed-in principal; routes behind `requireUser` may call this. */
 export const me = (ctx: Ctx): Principal => ctx.state.principal!;
 /**
- * The tenant a public link's, drop's or app page's token is looked up in: tenant 1 until the request selects
- * one by its host or path prefix (docs/tenants.md, build step 2); another tenant's token is then `not_found`.
+ * The tenant a public link's, drop's or app page's token is looked up in: the request's (its host or path
+ * prefix, docs/tenants.md), so another tenant's token is `not_found`. A suspended tenant's links answer as
+ * missing ones.
  */
-export const linkTenant = (_ctx: Ctx): TenantScope => DEFAULT_TENANT;
+export function linkTenant(ctx: Ctx): TenantScope {
+  if (ctx.state.tenantSuspended) throw new AppError('not_found');
+  return ctx.state.tenant;
+}
 /** The caller as the actor of a file-service call (the person, or their API key); routes behind `requireUser` may call this. */
 export const actor = (ctx: Ctx): Actor => (ctx.state.key ? keyActor(me(ctx), ctx.state.key, reqMeta(ctx)) : personActor(me(ctx), reqMeta(ctx)));
 

@@ -39,6 +39,8 @@ test('every write statement in server/ is in the module that owns its table', ()
       const table = m[1] ?? m[2];
       writes++;
       const owner = (TABLE_OWNERS as Record<string, string>)[table];
+      // `service db migrate-to` copies every table (COPY, unseen here) and first empties what the migrations seeded.
+      if (relative(root, file) === 'db/pg/copy.ts' && table === 'tenants') continue;
       if (owner !== moduleOf(file)) wrong.push(`${relative(root, file)} writes ${table} (owner: ${owner ?? 'none'})`);
     }
   }

@@ -17,7 +17,8 @@ describe('the OpenAPI description', () => {
   let s: TestServer;
   let doc: any;
   before(async () => {
-    s = await startTestServer();
+    // Multi-tenant mode mounts every route (the platform operator's too): the reference page lists them all.
+    s = await startTestServer({ SERVICE_MULTI_TENANT: '1' });
     const res = await fetch(`${s.url}/api/openapi.json`);
     assert.equal(res.status, 200, 'served without signing in');
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);

@@ -9,7 +9,7 @@
  * `auth.failed` with its reason and thrown as an `OidcError`.
  */
 import type * as client from 'openid-client';
-import { DEFAULT_TENANT, type TenantScope } from '../../db';
+import type { TenantScope } from '../../db';
 import type { EventBus, RequestMeta } from '../../events';
 import { safeEqual } from '../../lib/crypto';
 import type { AuthService, LoginResult } from '../auth.service';
@@ -39,26 +39,24 @@ export class OidcSignIn {
    * the caller must keep in this browser (a cookie) for the callback. `next`
    * is kept only when it is a local path (else `/`). Throws
    * `OidcError('oidc_unavailable')` when sign-in is not configured, the
-   * provider cannot be reached, or too many sign-ins are waiting.
+   * provider cannot be reached, or too many sign-ins are waiting. The sign-in is stored in tenant `s` (the
+   * request's) and the callback must come back to it.
    */
-  async start(next: unknown, origin: string, req: RequestMeta): Promise<{ url: string; state: string }> {
+  async start(s: TenantScope, next: unknown, origin: string, req: RequestMeta): Promise<{ url: string; state: string }> {
     return this.audited(req, async () => {
-      const s = this.d.config.current();
-      if (!isActive(s)) throw new OidcError('oidc_unavailable', 'OIDC sign-in is not configured');
-      const provider = await this.d.config.provider(s);
+      const o = this.d.config.current();
+      if (!isActive(o)) throw new OidcError('oidc_unavailable', 'OIDC sign-in is not configured');
+      const provider = await this.d.config.provider(o);
       const client = await openid();
       const state = client.randomState();
       const nonce = client.randomNonce();
       const verifier = client.randomPKCECodeVerifier();
       const redirect = this.d.config.redirectUrl(origin);
-      // Step 2 of docs/tenants.md: the tenant the request selects; the callback finds the row in it again.
-      if (
-        !(await this.d.pending.add(DEFAULT_TENANT, state, { issuer: s.issuer, code_verifier: verifier, nonce, next: safeNext(next), redirect_uri: redirect }))
-      )
+      if (!(await this.d.pending.add(s, state, { issuer: o.issuer, code_verifier: verifier, nonce, next: safeNext(next), redirect_uri: redirect })))
         throw new OidcError('oidc_unavailable', 'too many sign-ins are waiting at the provider');
       const url = client.buildAuthorizationUrl(provider, {
         redirect_uri: redirect,
-        scope: s.scopes,
+        scope: o.scopes,
         code_challenge: await client.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
         state,
@@ -71,14 +69,14 @@ export class OidcSignIn {
   /**
    * Completes a sign-in from the provider's redirect (`query`) and the state
    * this browser kept (`browserState`). Answers the session (cookie token) and
-   * the local path to return to.
+   * the local path to return to. The started sign-in is found only in tenant `s`, the request's.
    */
-  async callback(query: URLSearchParams, browserState: string | undefined, req: RequestMeta): Promise<{ login: LoginResult; next: string }> {
+  async callback(t: TenantScope, query: URLSearchParams, browserState: string | undefined, req: RequestMeta): Promise<{ login: LoginResult; next: string }> {
     return this.audited(req, async () => {
       const state = query.get('state') ?? '';
       if (!browserState) throw new OidcError('oidc_state', 'no sign-in was started in this browser');
       if (!safeEqual(state, browserState)) throw new OidcError('oidc_state', 'the state is not the one this browser started');
-      const pending = await this.d.pending.take(DEFAULT_TENANT, state);
+      const pending = await this.d.pending.take(t, state);
       if (!pending) throw new OidcError('oidc_state', 'the state is unknown, used or older than 10 minutes');
       const s = this.d.config.current();
       if (!isActive(s) || s.issuer !== pending.issuer) throw new OidcError('oidc_unavailable', 'the OIDC settings changed during the sign-in');

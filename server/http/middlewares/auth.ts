@@ -60,19 +60,29 @@ export function authenticate(auth: Auth, defaultLang: Lang): Mw {
       token = ctx.cookies.get(SESSION_COOKIE);
       if (token) ctx.state.viaCookie = true;
     }
+    // A suspended tenant's sessions and keys stop at once (its status comes from the tenants' cache).
+    if (ctx.state.tenantSuspended) {
+      token = undefined;
+      ctx.state.viaCookie = false;
+    }
     if (!token) return next();
+    const tenant = ctx.state.tenant;
     if (!ctx.state.viaCookie && isKeyToken(token)) {
       const meta = { ip: ctx.state.ip, ua: ctx.state.ua };
-      const hit = auth.keys.recent(token, meta);
-      if (hit) return (signedIn(ctx, hit.principal, hit.scope), next());
-      return auth.keys.resolve(token, meta).then((k) => {
+      const hit = auth.keys.recent(token, meta, tenant);
+      if (hit !== undefined) {
+        if (hit) signedIn(ctx, hit.principal, hit.scope);
+        return next();
+      }
+      return auth.keys.resolve(token, meta, tenant).then((k) => {
         if (k) signedIn(ctx, k.principal, k.scope);
         return next();
       });
     }
-    const hit = auth.sessions.recent(token);
+    const hit = auth.sessions.recent(tenant, token);
     if (hit) return (signedIn(ctx, hit), next());
-    return auth.sessions.resolve(token).then((p) => {
+    if (hit === null) return ((ctx.state.viaCookie = false), next());
+    return auth.sessions.resolve(tenant, token).then((p) => {
       if (p) signedIn(ctx, p);
       else ctx.state.viaCookie = false;
       return next();

@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import { AppError } from '../../errors';
 import { verifyPassword, type Auth, type KeyScope } from '../../auth';
 import type { KeyIdentity } from '../../contract';
-import type { TenantScope } from '../../db';
+import { DEFAULT_TENANT, type TenantScope } from '../../db';
 import { suggestedFirstStorage, type FirstStorage } from '../../catalogue';
 import { isLang } from '../../lib/i18n';
 import { readObject } from '../middlewares/body';
@@ -56,7 +56,7 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
 
   r.post('/login', doc({ summary: 'Sign in with e-mail and password (sets the session cookie, returns a token)', body: login }), async (ctx) => {
     const b = validate(login, await body(ctx));
-    const res = await d.auth.auth.login(b.email, b.password, reqMeta(ctx), relyingParty(ctx, d.publicUrl));
+    const res = await d.auth.auth.login(ctx.state.tenant, b.email, b.password, reqMeta(ctx), relyingParty(ctx, d.publicUrl));
     // An account with a second factor gets its challenge and no cookie yet (POST /api/auth/login/mfa).
     if ('token' in res) signIn(ctx, res);
     ctx.body = res;
@@ -114,16 +114,16 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
 
   r.post('/signup', doc({ summary: 'Create an account when self sign-up is open', body: signup, status: 201 }), async (ctx) => {
     const b = validate(signup, await body(ctx));
-    const res = await d.auth.auth.signup(b, reqMeta(ctx));
+    const res = await d.auth.auth.signup(ctx.state.tenant, b, reqMeta(ctx));
     signIn(ctx, res);
     ctx.status = 201;
     ctx.body = res;
   });
 
   r.get('/setup', doc({ summary: 'Whether first-run setup is needed (and, from this computer, a suggested first storage)' }), async (ctx) => {
-    const needed = await d.auth.auth.setupNeeded();
-    // Only the local owner, before any account or storage exists, learns the service's home folder.
-    const offer = needed && ctx.state.loopback && d.firstStorage.offered();
+    const needed = await d.auth.auth.setupNeeded(ctx.state.tenant);
+    // Only the local owner, before any account or storage exists, learns the service's home folder (tenant 1's).
+    const offer = needed && ctx.state.loopback && ctx.state.tenant.tenant_id === DEFAULT_TENANT.tenant_id && d.firstStorage.offered();
     ctx.body = { needed, local: ctx.state.loopback, ...(offer && { storage: { suggested_path: suggestedFirstStorage() } }) };
   });
 
@@ -138,7 +138,10 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
       const b = validate(setup, await body(ctx));
       // Optional: without a folder the service starts with the storages the environment gave it (maybe none).
       const path = b.storage_path?.trim() || undefined;
-      const res = await d.auth.auth.setup(b, reqMeta(ctx), path === undefined ? undefined : () => d.firstStorage.check(path));
+      // The first storage is the installation's (tenant 1's): another tenant's admin adds storages in the admin console.
+      if (path !== undefined && ctx.state.tenant.tenant_id !== DEFAULT_TENANT.tenant_id)
+        throw new AppError('validation_failed', { field: 'storage_path' }, { field: 'storage_path' });
+      const res = await d.auth.auth.setup(ctx.state.tenant, b, reqMeta(ctx), path === undefined ? undefined : () => d.firstStorage.check(path));
       const storage =
         path === undefined ? undefined : await d.firstStorage.create(path, { actor: { id: res.user.id, email: res.user.email }, request: reqMeta(ctx) });
       signIn(ctx, res);

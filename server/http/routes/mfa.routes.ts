@@ -67,7 +67,7 @@ export function mfaRoutes(d: MfaRoutesDeps): Router<AppState> {
     const b = validate(secondStep, await body(ctx));
     const answers = (['totp', 'recovery_code', 'passkey'] as const).filter((k) => b[k] !== undefined);
     if (answers.length !== 1) throw validation(answers[1] ?? 'totp', 'exactly one of totp, recovery_code, passkey');
-    const res = await d.auth.auth.loginSecondStep(b.challenge, b as SecondStepAnswer, reqMeta(ctx), rp(ctx));
+    const res = await d.auth.auth.loginSecondStep(ctx.state.tenant, b.challenge, b as SecondStepAnswer, reqMeta(ctx), rp(ctx));
     setSessionCookie(ctx, res.token, res.expires_at, d.secureCookies);
     ctx.body = res;
   });

@@ -32,7 +32,7 @@ export function oidcRoutes(d: { oidc: Oidc; secureCookies: boolean }): Router<Ap
   r.get('/start', doc({ summary: 'Start single sign-on: redirect to the identity provider', query: startQuery, status: 302, produces: [] }), async (ctx) => {
     const { next } = validate(startQuery, ctx.query);
     await toLoginOnFailure(ctx, async () => {
-      const { url, state } = await d.oidc.signIn.start(next, selfUrl(ctx), reqMeta(ctx));
+      const { url, state } = await d.oidc.signIn.start(ctx.state.tenant, next, selfUrl(ctx), reqMeta(ctx));
       stateCookie(ctx, state, d.secureCookies);
       ctx.redirect(url);
     });
@@ -45,7 +45,7 @@ export function oidcRoutes(d: { oidc: Oidc; secureCookies: boolean }): Router<Ap
       const browserState = ctx.cookies.get(OIDC_STATE_COOKIE);
       stateCookie(ctx, '', d.secureCookies);
       await toLoginOnFailure(ctx, async () => {
-        const { login, next } = await d.oidc.signIn.callback(new URLSearchParams(ctx.querystring), browserState, reqMeta(ctx));
+        const { login, next } = await d.oidc.signIn.callback(ctx.state.tenant, new URLSearchParams(ctx.querystring), browserState, reqMeta(ctx));
         setSessionCookie(ctx, login.token, login.expires_at, d.secureCookies);
         ctx.redirect(next);
       });

@@ -1,0 +1,74 @@
+/**
+ * Which tenant a request is for (docs/tenants.md, "Selecting a tenant"): every tenant's slug, host names and
+ * status, held in memory so that the per-request lookup costs no query. Reloaded after every change here
+ * (`changed`), and on the other instances through the change channel, so a suspension stops sessions, keys
+ * and links at once.
+ */
+import type { ChangeChannel, TenantScope } from '../db';
+import type { TenantRecordsRepo } from './tenant-records.repo';
+
+const NOTICE = 'tenants.changed';
+
+/** A tenant as a request selects it. */
+export interface TenantEntry {
+  /** The scope its statements run in (only `tenant_id`: it is passed to the repositories as is). */
+  scope: TenantScope;
+  slug: string;
+  suspended: boolean;
+}
+
+interface Snapshot {
+  bySlug: Map<string, TenantEntry>;
+  byHost: Map<string, TenantEntry>;
+  byId: Map<number, TenantEntry>;
+}
+
+const EMPTY: Snapshot = { bySlug: new Map(), byHost: new Map(), byId: new Map() };
+
+export class TenantDirectory {
+  private snap = EMPTY;
+  private channel: ChangeChannel | null = null;
+
+  constructor(private repo: TenantRecordsRepo) {}
+
+  /** Reads every tenant again (at start, after a change, on another instance's notice). */
+  async load(): Promise<void> {
+    const next: Snapshot = { bySlug: new Map(), byHost: new Map(), byId: new Map() };
+    for (const t of await this.repo.all()) {
+      const e: TenantEntry = { scope: Object.freeze({ tenant_id: t.id }), slug: t.slug, suspended: t.status === 'suspended' };
+      next.bySlug.set(t.slug, e);
+      next.byId.set(t.id, e);
+      for (const h of t.hostnames) next.byHost.set(h.toLowerCase(), e);
+    }
+    this.snap = next;
+  }
+
+  /** The tenant of a `/t/<slug>/` prefix, or undefined. */
+  bySlug(slug: string): TenantEntry | undefined {
+    return this.snap.bySlug.get(slug);
+  }
+
+  /** The tenant whose host names hold `host` (lower case, no port), or undefined. */
+  byHost(host: string): TenantEntry | undefined {
+    return this.snap.byHost.get(host);
+  }
+
+  /** A tenant by id, or undefined (deleted, or not loaded yet). */
+  byId(id: number): TenantEntry | undefined {
+    return this.snap.byId.get(id);
+  }
+
+  /** After a write to `tenants`: this instance reloads now, the others on the notice. */
+  async changed(): Promise<void> {
+    await this.load();
+    this.channel?.publish(NOTICE, null);
+  }
+
+  attachChannel(channel: ChangeChannel): void {
+    this.channel = channel;
+    channel.subscribe((event) => {
+      // A failed re-read (database away) keeps the copy; the next notice or resync reads again.
+      if (event === NOTICE || event === 'resync') this.load().catch(() => {});
+    });
+  }
+}

@@ -1,0 +1,34 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { isPlatformRoute } from './platform-routes';
+
+test('the platform routes: the installation’s routes are listed, a tenant’s own admin routes are not', () => {
+  const platform: Array<[string, string]> = [
+    ['GET', '/api/platform/tenants'],
+    ['DELETE', '/api/platform/tenants/2'],
+    ['GET', '/api/admin/update'],
+    ['POST', '/api/admin/update/apply'],
+    ['GET', '/api/admin/gateways'],
+    ['PATCH', '/api/admin/gateways/settings'],
+    ['GET', '/api/admin/status'],
+    ['PATCH', '/api/admin/metrics'],
+    ['GET', '/metrics'],
+    ['PATCH', '/api/admin/uplink'],
+    ['PATCH', '/api/admin/governor'],
+    ['GET', '/api/admin/auth/oidc'],
+    ['PATCH', '/api/admin/protection'],
+    ['PATCH', '/api/admin/app-store/config'],
+  ];
+  const tenant: Array<[string, string]> = [
+    ['GET', '/api/admin/users'],
+    ['POST', '/api/admin/storages'],
+    ['GET', '/api/admin/audit'],
+    ['GET', '/api/admin/gateways/nfs/exports'],
+    ['GET', '/api/admin/protection'],
+    ['GET', '/api/admin/updates-of-something-else'],
+    ['GET', '/api/files/manager'],
+    ['GET', '/api/platformer'],
+  ];
+  for (const [m, p] of platform) assert.equal(isPlatformRoute(m, p), true, `${m} ${p}`);
+  for (const [m, p] of tenant) assert.equal(isPlatformRoute(m, p), false, `${m} ${p}`);
+});
