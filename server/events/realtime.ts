@@ -3,13 +3,22 @@
  * (`<storage id>:<relative folder>`) and to its owner's ops; the write gate's
  * `folder.changed` events and the queue's op changes reach only the matching
  * connections. Transport-agnostic: the HTTP layer adapts it to SSE.
+ *
+ * A connection belongs to its person's tenant, and a frame goes only to connections of the tenant of the row
+ * it tells of (docs/tenants.md, "Every door"): the folder's storage's, the op's, the notice's. Storage and
+ * user ids are unique across the installation, so this is a second wall, the one step 2's isolation suite
+ * relies on.
  */
+import type { TenantScope } from '../db/tenant-tables';
+
 export interface RealtimeFrame {
   event: 'change' | 'op' | 'notification' | 'ping';
   data: unknown;
 }
 
 export interface Subscriber {
+  /** The tenant of the connection's person. */
+  tenant_id: number;
   userId: number;
   isAdmin: boolean;
   /** `<storage id>:<relative folder>`, or null for no folder. */
@@ -39,11 +48,15 @@ export class RealtimeHub {
     };
   }
 
-  /** Sends a frame to every connection with that folder open. */
-  toFolder(key: string, frame: RealtimeFrame): number {
-    const set = this.byFolder.get(key);
-    set?.forEach((s) => s.send(frame));
-    return set?.size ?? 0;
+  /** Sends a frame to every connection of the tenant with that folder open; how many. */
+  toFolder(t: TenantScope, key: string, frame: RealtimeFrame): number {
+    let n = 0;
+    this.byFolder.get(key)?.forEach((s) => {
+      if (s.tenant_id !== t.tenant_id) return;
+      s.send(frame);
+      n++;
+    });
+    return n;
   }
 
   /** Whether a user has a connection on this instance. */
@@ -51,9 +64,9 @@ export class RealtimeHub {
     return !!this.byUser.get(userId)?.size;
   }
 
-  /** Sends a frame to every connection of a user (ops, notifications). */
-  toUser(userId: number, frame: RealtimeFrame): void {
-    this.byUser.get(userId)?.forEach((s) => s.send(frame));
+  /** Sends a frame to every connection of a user of the tenant (ops, notifications). */
+  toUser(t: TenantScope, userId: number, frame: RealtimeFrame): void {
+    this.byUser.get(userId)?.forEach((s) => s.tenant_id === t.tenant_id && s.send(frame));
   }
 
   get size(): number {
@@ -67,8 +80,14 @@ export class RealtimeHub {
 export const OP_NOTICE = 'op.changed';
 export interface OpNotice {
   id: string;
+  tenant_id: number;
   owner_id: number;
   visible: boolean;
 }
 export const isOpNotice = (d: unknown): d is OpNotice =>
-  !!d && typeof d === 'object' && typeof (d as OpNotice).id === 'string' && Number.isInteger((d as OpNotice).owner_id) && (d as OpNotice).visible === true;
+  !!d &&
+  typeof d === 'object' &&
+  typeof (d as OpNotice).id === 'string' &&
+  Number.isInteger((d as OpNotice).tenant_id) &&
+  Number.isInteger((d as OpNotice).owner_id) &&
+  (d as OpNotice).visible === true;

@@ -43,7 +43,7 @@ export function realtimeRoutes(d: RealtimeDeps): Router<AppState> {
         if (!stream.writableEnded) stream.write(`event: ${f.event}\ndata: ${JSON.stringify(f.data)}\n\n`);
       };
       const p = me(ctx);
-      const off = d.hub.add({ userId: p.id, isAdmin: p.role === 'admin', folderKey: key, send });
+      const off = d.hub.add({ tenant_id: p.tenant_id, userId: p.id, isAdmin: p.role === 'admin', folderKey: key, send });
       const closeFolder = key !== null ? d.folderOpened?.(a, folder) : undefined;
       const ping = setInterval(() => send({ event: 'ping', data: { t: Date.now() } }), PING_MS);
       const close = () => {
