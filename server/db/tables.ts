@@ -185,7 +185,7 @@ export interface MfaChallengesTable extends TenantRow {
   expires_at: string;
 }
 /** audit */
-export interface AuditTable {
+export interface AuditTable extends TenantRow {
   id: Generated<number>;
   ts: string;
   user_id: number | null;

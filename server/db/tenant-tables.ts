@@ -51,12 +51,12 @@ export const SCOPED = [
   'ops',
   'op_journal',
   'notifications',
+  'audit',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
 export const TENANT_OWNED = [
   ...SCOPED,
-  'audit',
   'outbox',
   'webhook_deliveries',
   'nodes',
