@@ -18,7 +18,7 @@ import { createReadStream, mkdirSync, readFileSync, statSync, writeFileSync } fr
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { journalStore } from '../server/archives';
-import { openDatabase } from '../server/db';
+import { DEFAULT_TENANT, openDatabase } from '../server/db';
 import { JobQueue } from '../server/jobs';
 import { Journals } from '../server/jobs/journal';
 import { DEFAULT_POLICY, SidecarStore, ZipFileBuild, entryKey, type CommitPolicy, type ZipBuildStore } from '../server/lib/zip-build';
@@ -75,7 +75,8 @@ async function main(): Promise<void> {
     queue.register('archive.add' as never, async () => undefined);
     const journals = new Journals(db);
     // A real op row for the journal's foreign key (the queue is never started).
-    const opJournal = async () => journals.of(await queue.enqueue('archive.add' as never, {} as never, { visible: false }));
+    const opJournal = async () =>
+      journals.of(DEFAULT_TENANT, await queue.enqueue('archive.add' as never, {} as never, { tenant: DEFAULT_TENANT, visible: false }));
 
     const small = makeFolder(join(t.dir, 'small'), SMALL, 4096);
     // The files just written are dirty in the page cache: flush them, or the first fdatasyncs pay for them.

@@ -186,11 +186,12 @@ export async function compose(config: Config, opts: ComposeOptions) {
           files.filter((f) => !encrypted(storageId, f.path)),
         );
     // Policies first: they only enqueue work, and they are what the catalogue calls after writes and syncs.
-    const scans = new ScanPolicy({ queue, settings });
     const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
     const storagesRepo = new StoragesRepo(db);
     storagesRepo.attachChannel(channel);
     await storagesRepo.load();
+    // A scan op belongs to its storage's tenant (a child carries its storage's tenant).
+    const scans = new ScanPolicy({ queue, settings, tenantOf: (id) => storagesRepo.ofAnyTenant(id) });
     // Requests to metered backends are counted at the driver boundary; the books flush every few seconds and at close.
     const meter = new RequestMeter(
       db,
@@ -368,7 +369,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     });
     cleanups.unshift(() => shares.zips.stopAll());
     cleanups.unshift(() => shares.guard.stop());
-    const bell = new Bell(db, (uid, n) => hub.toUser(uid, { event: 'notification', data: n }));
+    const bell = new Bell(db, (t, uid, n) => hub.toUser(t, uid, { event: 'notification', data: n }));
     // The bell and the infection mail reach tenant 1's admins: per tenant once events carry their tenant (docs/tenants.md).
     const admins = async () => (await auth.repo.list(DEFAULT_TENANT, { role: 'admin', limit: 1000 })).filter((u) => !u.disabled);
     attachBell(bus, bell, { admins: async () => (await admins()).map((u) => u.id), dropOwner: (id) => [id] });

@@ -10,7 +10,7 @@ import type { PowerHostMessage, UplinkHostMessage } from './contract';
 import { hostLine } from './lib/host-line';
 import { DEFAULT_TENANT, TenantsRepo, type Db, type TenantScope } from './db';
 import { folderKey, isOpNotice, OP_NOTICE, type EventBus } from './events';
-import { governorHostStatus, KeepAwake, type JobQueue } from './jobs';
+import { governorHostStatus, KeepAwake, type JobQueue, type OpChange } from './jobs';
 import type { Auth } from './auth';
 import { seedDefaultStorage } from './catalogue/seed';
 import type { FileService } from './files';
@@ -143,9 +143,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await seedDefaultStorage(config, db, catalogue.repo, catalogue.storages, log);
     // Change frames for browsers on this instance, whichever instance made the change (several instances: the change channel).
     bus.onEveryInstance('folder.changed', (e) => {
-      const name = catalogue.repo.ofAnyTenant(e.storage_id)?.name;
-      if (!name) return;
-      hub.toFolder(folderKey(e.storage_id, e.folder), {
+      const storage = catalogue.repo.ofAnyTenant(e.storage_id);
+      if (!storage) return;
+      const name = storage.name;
+      // Only the storage's tenant's connections (docs/tenants.md, "Every door").
+      hub.toFolder(storage, folderKey(e.storage_id, e.folder), {
         event: 'change',
         data: { folder: uiPath(name, e.folder), kind: e.kind, path: uiPath(name, e.path), name: e.name },
       });
@@ -174,12 +176,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const keepAwake = new KeepAwake(queue, activity.transfers, toHost);
     // Op frames reach the owner's browsers on every instance: the running one names the op on the change
     // channel (state changes and progress, at most every PROGRESS_WRITE_MS), the others read its row.
-    const opFrame = async (op: { id: string; owner_id: number | null; visible: boolean }) => {
-      const row = op.visible && op.owner_id !== null ? await queue.get(op.id) : null;
-      if (row) hub.toUser(op.owner_id!, { event: 'op', data: { op: await sv.appPlugins.jobs.present(row, config.locale) } });
+    // The op is read, and its frame sent, in the op's tenant.
+    const opFrame = async (op: OpChange) => {
+      const row = op.visible && op.owner_id !== null ? await queue.get(op, op.id) : null;
+      if (row) hub.toUser(op, op.owner_id!, { event: 'op', data: { op: await sv.appPlugins.jobs.present(op, row, config.locale) } });
     };
     // A frame is a hint (the ops list is read again on reconnect): a database busy meanwhile skips it.
-    const frame = (op: { id: string; owner_id: number | null; visible: boolean }) => void opFrame(op).catch(() => {});
+    const frame = (op: OpChange) => void opFrame(op).catch(() => {});
     queue.onOpChange((op) => {
       frame(op);
       if (op.visible && op.owner_id !== null) sv.channel.publish(OP_NOTICE, op);
@@ -252,7 +255,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       vaultRoutes({ vault: sv.vault, maxJsonBytes: json }),
       oidcRoutes({ oidc: sv.oidc, secureCookies }),
       adminOidcRoutes({ oidc: sv.oidc, maxJsonBytes: json }),
-      opsRoutes({ queue, present: (op, lang) => sv.appPlugins.jobs.present(op, lang) }),
+      opsRoutes({ queue, present: (s, op, lang) => sv.appPlugins.jobs.present(s, op, lang) }),
       appPluginRoutes({ plugins: sv.appPlugins, settings: sv.settings, bus, maxJsonBytes: json }),
       appStoreRoutes({
         store: sv.appStore,

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Transform, pipeline, type Readable } from 'node:stream';
 import type { JobContext, JobQueue, OpJournal } from '../jobs';
 import { isBusy } from '../db';
-import { actorSpec, type Actor, type ActorRestorer, type ActorSpec } from '../auth';
+import { actorSpec, actorTenant, type Actor, type ActorRestorer, type ActorSpec } from '../auth';
 import type { Catalogue } from '../catalogue';
 import type { RequestMeta } from '../events';
 import type { ActorFiles, FileService, FileStat, OpenFile, Place } from '../files';
@@ -113,7 +113,7 @@ export class ArchivesService {
     const end = await readZipEnd(f);
     if (end.cdSize <= VET_IN_REQUEST_BYTES) await this.vet((await openZip(f, { end })).entries, dest.place, b.overwrite);
     const payload: ExtractPayload = { source: f.place, dest: dest.place, overwrite: b.overwrite, actor: actorSpec(a), request: a.request };
-    return this.queue.enqueue(EXTRACT_JOB, payload, { visible: true, ownerId: ownerOf(a) });
+    return this.queue.enqueue(EXTRACT_JOB, payload, { tenant: actorTenant(a), visible: true, ownerId: ownerOf(a) });
   }
 
   /** Checks the sources, the size budget and the target, then queues the ZIP creation. Returns the op id. */
@@ -133,7 +133,7 @@ export class ArchivesService {
     for (const s of sources) declared += await this.treeBytes(s);
     this.budget(declared);
     const payload: AddPayload = { sources, dest: dest.place, compression: b.compression, actor: actorSpec(a), request: a.request };
-    return this.queue.enqueue(ADD_JOB, payload, { visible: true, ownerId: ownerOf(a) });
+    return this.queue.enqueue(ADD_JOB, payload, { tenant: actorTenant(a), visible: true, ownerId: ownerOf(a) });
   }
 
   /** The archive file, within the size budget. A folder → `archive_invalid`. */
@@ -378,8 +378,7 @@ export class ArchivesService {
     })()) {
       const m = /^(op_[A-Za-z0-9_-]+)\.zip\.part$/.exec(name);
       if (!m) continue;
-      const status = (await this.queue.get(m[1]))?.status;
-      if (status === 'queued' || status === 'running') continue;
+      if (await this.queue.liveInAnyTenant(m[1])) continue;
       rmSync(join(this.buildDir, name), { force: true });
       removed++;
     }

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { Actor } from '../auth';
-import { principalOf } from '../auth';
+import { actorTenant, principalOf } from '../auth';
 import type { ActorFiles, FileService } from '../files';
 import type { Shares } from '../shares';
 import type { ArchivesService } from '../archives';
@@ -270,12 +270,12 @@ export const TOOLS: ToolSpec[] = [
     schema: z.object({ id: z.string().regex(/^op_[0-9a-f]{1,64}$/) }),
     effect: () => 'approval',
     async run({ actor, d }, i) {
-      const o = await d.queue.ownerOf(i.id);
+      const o = await d.queue.ownerOf(actorTenant(actor), i.id);
       const p = principalOf(actor);
       const keyId = actor.kind === 'key' ? actor.key.id : null;
       // Someone else's op reads as missing, as on the ops route.
       if (!o || !p || o.owner_id !== p.id || (keyId !== null && o.key_id !== keyId)) throw new AppError('not_found');
-      await d.queue.cancel(i.id);
+      await d.queue.cancel(actorTenant(actor), i.id);
       return json({ cancel_requested: i.id });
     },
   }),

@@ -1,5 +1,9 @@
-/** The audit table (owned by audit): append-only rows, read newest first. */
+/**
+ * The audit table (owned by audit): append-only rows, read newest first. Every statement names its tenant
+ * (docs/tenants.md): a row is written in one tenant and read only there.
+ */
 import type { Db } from '../db';
+import type { TenantScope } from '../db/tenant-tables';
 import type { AuditEvent } from '../contract';
 
 export interface AuditQuery {
@@ -20,14 +24,14 @@ const COLUMNS = ['id', 'ts', 'user_id', 'user_email', 'action', 'resource', 'ip'
 export class AuditRepo {
   constructor(private db: Db) {}
 
-  /** Appends one row. */
-  async insert(r: AuditRow): Promise<void> {
-    await this.db.async.run(this.db.k.insertInto('audit').values({ ...r, meta: JSON.stringify(r.meta) }));
+  /** Appends one row in the tenant. */
+  async insert(s: TenantScope, r: AuditRow): Promise<void> {
+    await this.db.async.run(this.db.k.insertInto('audit').values({ ...r, tenant_id: s.tenant_id, meta: JSON.stringify(r.meta) }));
   }
 
-  /** Newest first. `action` matches exactly, or as a prefix when it ends with `.` or `*`. */
-  async query(q: AuditQuery): Promise<AuditEvent[]> {
-    let sel = this.db.k.selectFrom('audit').select(COLUMNS);
+  /** The tenant's rows, newest first. `action` matches exactly, or as a prefix when it ends with `.` or `*`. */
+  async query(s: TenantScope, q: AuditQuery): Promise<AuditEvent[]> {
+    let sel = this.db.k.selectFrom('audit').select(COLUMNS).where('tenant_id', '=', s.tenant_id);
     if (q.user_id !== undefined) sel = sel.where('user_id', '=', q.user_id);
     if (q.action) {
       const a = q.action.replace(/\*$/, '');

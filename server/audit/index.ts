@@ -2,21 +2,24 @@
  * Append-only audit log. It is a subscriber of the event bus (`audit` events),
  * so domain modules announce what happened and never write this table.
  */
-import { isBusy, untilFree, type Db } from '../db';
+import { DEFAULT_TENANT, isBusy, untilFree, type Db, type TenantScope } from '../db';
 import type { AuditEvent } from '../contract';
 import type { EventBus, AuditPayload } from '../events';
 import { AuditRepo, type AuditQuery } from './audit.repo';
 
 export type { AuditEvent, AuditQuery };
 
-/** Subscribes the audit writer to the bus. */
+/**
+ * Subscribes the audit writer to the bus. It writes in tenant 1 until an event carries its tenant (the
+ * outbox row's, docs/tenants.md "Step 1: what is left"): then in the actor's.
+ */
 export function attachAudit(db: Db, bus: EventBus): void {
   const repo = new AuditRepo(db);
   bus.on('audit', async (p, m) => {
     // Work done through an API key names the key in `meta.key_id`.
     const meta = p.actor?.key_id !== undefined ? { ...p.meta, key_id: p.actor.key_id } : (p.meta ?? {});
     const write = () =>
-      repo.insert({
+      repo.insert(DEFAULT_TENANT, {
         ts: m.at,
         user_id: p.actor?.id ?? null,
         user_email: p.actor?.email ?? null,
@@ -35,9 +38,12 @@ export function attachAudit(db: Db, bus: EventBus): void {
   });
 }
 
-/** Newest first. `action` matches exactly, or as a prefix when it ends with `.` or `*`. */
-export function queryAudit(db: Db, q: AuditQuery): Promise<AuditEvent[]> {
-  return new AuditRepo(db).query(q);
+/**
+ * The tenant's audit rows, newest first. `action` matches exactly, or as a prefix when it ends with `.` or `*`.
+ * The platform operator's read over every tenant is step 2's (docs/tenants.md).
+ */
+export function queryAudit(db: Db, s: TenantScope, q: AuditQuery): Promise<AuditEvent[]> {
+  return new AuditRepo(db).query(s, q);
 }
 
 export type { AuditPayload };

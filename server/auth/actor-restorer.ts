@@ -1,6 +1,6 @@
 /** Brings a job's recorded actor back to life against the accounts as they are now. */
 import { AppError } from '../errors';
-import { DEFAULT_TENANT } from '../db';
+import { DEFAULT_TENANT, type TenantScope } from '../db';
 import type { ActorRef, RequestMeta } from '../events';
 import type { Actor, ActorRestorer, ActorSpec } from './actor';
 import { scopeOf, type KeyRow, type Keys } from './keys';
@@ -18,6 +18,10 @@ const needs = (spec: Recorded): { userId?: number; keyId?: number } =>
       : spec.kind === 'key'
         ? { userId: spec.user_id, keyId: spec.key_id }
         : { userId: spec.user_id };
+
+/** The tenant a recorded actor is read in: the one it recorded (tenant 1 for a spec older than that). */
+const tenantOf = (spec: Recorded): TenantScope =>
+  spec !== null && 'kind' in spec && spec.kind !== 'system' && spec.tenant_id !== undefined ? { tenant_id: spec.tenant_id } : DEFAULT_TENANT;
 
 /** The actor of `spec` from the rows `needs` named, read now. */
 function build(spec: Recorded, request: RequestMeta | undefined, p: Principal | null, row: KeyRow | undefined): Actor {
@@ -40,10 +44,11 @@ export function actorRestorer(users: UsersRepo, keys: Keys): ActorRestorer {
   return {
     async restore(spec, request) {
       const { userId, keyId } = needs(spec);
-      // A job's actor records its tenant once ops are scoped (docs/tenants.md, "Status").
+      // The person and key are read in the tenant the op recorded: another tenant's account never answers.
+      const tenant = tenantOf(spec);
       const [row, p] = await Promise.all([
-        keyId === undefined ? undefined : keys.byId(DEFAULT_TENANT, keyId),
-        userId === undefined ? null : users.principal(DEFAULT_TENANT, userId),
+        keyId === undefined ? undefined : keys.byId(tenant, keyId),
+        userId === undefined ? null : users.principal(tenant, userId),
       ]);
       return build(spec, request, p, row);
     },

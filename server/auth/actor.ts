@@ -72,18 +72,23 @@ export function actorRef(a: Actor): ActorRef | null {
 /** The account whose rights apply, or null for system work. */
 export const principalOf = (a: Actor): Principal | null => (a.kind === 'system' ? null : a.principal);
 
-/** An actor as a job payload keeps it (JSON): the person is looked up again when the job runs. */
+/**
+ * An actor as a job payload keeps it (JSON): the person is looked up again, in `tenant_id` (their tenant when
+ * the op was queued), when the job runs, so a restarted op resumes in its tenant. A spec recorded before ops
+ * carried their tenant has none: tenant 1's.
+ */
 export type ActorSpec =
-  | { kind: 'person'; user_id: number; request?: RequestMeta }
-  | { kind: 'key'; user_id: number; key_id: number; request?: RequestMeta }
-  | { kind: 'link'; user_id: number; share: LinkActor['share']; request?: RequestMeta }
+  | { kind: 'person'; user_id: number; tenant_id?: number; request?: RequestMeta }
+  | { kind: 'key'; user_id: number; key_id: number; tenant_id?: number; request?: RequestMeta }
+  | { kind: 'link'; user_id: number; share: LinkActor['share']; tenant_id?: number; request?: RequestMeta }
   | { kind: 'system'; job: string };
 
 export function actorSpec(a: Actor): ActorSpec {
   if (a.kind === 'system') return { kind: 'system', job: a.job };
-  if (a.kind === 'link') return { kind: 'link', user_id: a.principal.id, share: a.share, request: a.request };
-  if (a.kind === 'key') return { kind: 'key', user_id: a.principal.id, key_id: a.key.id, request: a.request };
-  return { kind: 'person', user_id: a.principal.id, request: a.request };
+  const tenant_id = a.principal.tenant_id;
+  if (a.kind === 'link') return { kind: 'link', user_id: a.principal.id, share: a.share, tenant_id, request: a.request };
+  if (a.kind === 'key') return { kind: 'key', user_id: a.principal.id, key_id: a.key.id, tenant_id, request: a.request };
+  return { kind: 'person', user_id: a.principal.id, tenant_id, request: a.request };
 }
 
 /** Turns a recorded actor back into a live one. */

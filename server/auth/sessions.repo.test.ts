@@ -84,7 +84,9 @@ test("a session and the caller's statements commit together, or neither does", a
     ua: null,
   });
   const audit = (action: string) =>
-    t.db.k.insertInto('audit').values({ ts: '2026-12-05T10:00:00.000Z', user_id: a, user_email: null, action, resource: null, ip: null, ua: null, meta: '{}' });
+    t.db.k
+      .insertInto('audit')
+      .values({ tenant_id: 1, ts: '2026-12-05T10:00:00.000Z', user_id: a, user_email: null, action, resource: null, ip: null, ua: null, meta: '{}' });
   await assert.rejects(
     repo.insert(T1, rec('sid-failed'), function* (u) {
       yield* u.run(audit('session.test.rolled_back'));
@@ -96,7 +98,7 @@ test("a session and the caller's statements commit together, or neither does", a
     yield* u.run(audit('session.test.committed'));
   });
   assert.equal((await repo.owner(T1, 'sid-ok'))?.user_id, a);
-  const actions = await t.db.async.all(t.db.k.selectFrom('audit').select('action').where('action', 'like', 'session.test.%'));
+  const actions = await t.db.async.all(t.db.k.selectFrom('audit').select('action').where('tenant_id', '=', 1).where('action', 'like', 'session.test.%'));
   assert.deepEqual(
     actions.map((r) => r.action),
     ['session.test.committed'],

@@ -6,6 +6,7 @@
  * keeps the newest `keep` archives; older ones are deleted through the file
  * service too (into the storage's trash where it keeps one).
  */
+import { DEFAULT_TENANT } from '../db';
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -82,7 +83,7 @@ export class BackupService {
   /** Queues a backup (one at a time: a queued one absorbs the request); `validation_failed` on `target` when none is set. */
   async request(trigger: BackupPayload['trigger'], ownerId: number | null = null): Promise<string> {
     if (!this.settings().target) throw validation('target', 'choose a target folder first');
-    return this.d.queue.enqueue(BACKUP_JOB, { trigger }, { dedupKey: BACKUP_JOB, ownerId, visible: ownerId !== null });
+    return this.d.queue.enqueue(BACKUP_JOB, { trigger }, { tenant: DEFAULT_TENANT, dedupKey: BACKUP_JOB, ownerId, visible: ownerId !== null });
   }
 
   /** (Re)arms the schedule from the setting, now and on every change (server only). */

@@ -18,7 +18,7 @@
 import { isBusy, type Db } from '../db';
 import type { JobQueue, JobContext } from '../jobs';
 import type { StorageDriver } from '../storage';
-import { isAppError } from '../errors';
+import { AppError, isAppError } from '../errors';
 import type { Logger } from '../lib/log';
 import type { StoragesRepo, StorageRow } from './storages.repo';
 import type { SyncEngine } from './sync';
@@ -137,10 +137,13 @@ export class Syncer {
 
   /** Queues a full sync; returns its run id (the live run's id when one is already queued or running). */
   async requestSync(id: number): Promise<number> {
+    // The op is the storage's tenant's (docs/tenants.md): system work on a storage runs in its tenant.
+    const tenant = this.repo.ofAnyTenant(id);
+    if (!tenant) throw new AppError('not_found', { storage_id: id });
     const run = await this.runs.queue(id);
     if (!run.made) return run.id;
     this.queuedHere.set(id, run.id);
-    await this.queue.enqueue(SYNC_JOB, { storage_id: id, run_id: run.id }, { dedupKey: `sync:${id}` });
+    await this.queue.enqueue(SYNC_JOB, { storage_id: id, run_id: run.id }, { tenant, dedupKey: `sync:${id}` });
     return run.id;
   }
 

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openDatabase, isBusy } from './index';
+import { DEFAULT_TENANT, openDatabase, isBusy } from './index';
 import { AppError } from '../errors';
 import { JobQueue } from '../jobs';
 import { SyncEngine } from '../catalogue/sync';
@@ -105,19 +105,19 @@ test('background work rides out a hold: a sync batch and an op outcome are writt
       await sleep(100);
       return { done: true };
     });
-    const id = await q.enqueue('slow', {});
+    const id = await q.enqueue('slow', {}, { tenant: DEFAULT_TENANT });
     await q.start();
     await running;
     f.hold();
     const counts = engine.folder(1, driver as never, '');
     await sleep(400); // the op finished its work meanwhile; its outcome and the batch wait for the lock
-    assert.equal((await q.get(id))!.status, 'running');
+    assert.equal((await q.get(DEFAULT_TENANT, id))!.status, 'running');
     f.release();
     assert.equal((await counts).added, 50);
     assert.equal(f.db.sqlite.prepare('SELECT count(*) FROM nodes WHERE storage_id = 1').pluck().get(), 50);
     await q.idle();
-    assert.equal((await q.get(id))!.status, 'completed');
-    assert.deepEqual((await q.get(id))!.result, { done: true });
+    assert.equal((await q.get(DEFAULT_TENANT, id))!.status, 'completed');
+    assert.deepEqual((await q.get(DEFAULT_TENANT, id))!.result, { done: true });
     await q.stop();
   } finally {
     clearInterval(alive);

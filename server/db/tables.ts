@@ -187,7 +187,7 @@ export interface MfaChallengesTable extends TenantRow {
   expires_at: string;
 }
 /** audit */
-export interface AuditTable {
+export interface AuditTable extends TenantRow {
   id: Generated<number>;
   ts: string;
   user_id: number | null;
@@ -199,7 +199,7 @@ export interface AuditTable {
   meta: string;
 }
 /** jobs */
-export interface OpsTable {
+export interface OpsTable extends TenantRow {
   id: string;
   kind: string;
   status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -229,7 +229,7 @@ export interface OpsTable {
   updated_at: string;
 }
 /** jobs: what a long op has committed, so a resumed attempt skips it. */
-export interface OpJournalTable {
+export interface OpJournalTable extends TenantRow {
   op_id: string;
   key: string;
   value: string;
@@ -506,7 +506,7 @@ export interface AvScansTable extends TenantRow {
   scanned_at: string;
 }
 /** events: the in-app bell. */
-export interface NotificationsTable {
+export interface NotificationsTable extends TenantRow {
   id: Generated<number>;
   user_id: number;
   event: string;

@@ -48,16 +48,16 @@ export const SCOPED = [
   'link_strikes',
   'drop_submissions',
   'drop_files',
+  'ops',
+  'op_journal',
+  'notifications',
+  'audit',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
 export const TENANT_OWNED = [
   ...SCOPED,
-  'audit',
-  'ops',
-  'op_journal',
   'outbox',
-  'notifications',
   'webhook_deliveries',
   'nodes',
   'node_removals',

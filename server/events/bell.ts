@@ -4,7 +4,8 @@
  * receives each one is a plain input (the composition root knows admins and
  * owners), so this module knows nothing of users or storages.
  */
-import type { Db } from '../db';
+import { DEFAULT_TENANT, type Db } from '../db';
+import type { TenantScope } from '../db/tenant-tables';
 import { NotificationsRepo, type NotificationRow } from './notifications.repo';
 import type { EventBus } from './bus';
 import type { EventMap, EventName } from './types';
@@ -37,13 +38,13 @@ export class Bell {
   private repo: NotificationsRepo;
   constructor(
     db: Db,
-    private onNew: (userId: number, n: Notification) => void = () => {},
+    private onNew: (t: TenantScope, userId: number, n: Notification) => void = () => {},
   ) {
     this.repo = new NotificationsRepo(db);
   }
 
-  /** Adds one notification for each user id (duplicates collapse); returns how many rows were written. */
-  async notify(userIds: Iterable<number>, n: NewNotification): Promise<number> {
+  /** Adds one notification for each user id of the tenant (duplicates collapse); returns how many rows were written. */
+  async notify(t: TenantScope, userIds: Iterable<number>, n: NewNotification): Promise<number> {
     const row = {
       event: n.event,
       severity: n.severity,
@@ -52,23 +53,23 @@ export class Bell {
       data: JSON.stringify(n.data ?? {}),
       created_at: new Date().toISOString(),
     };
-    const written = await this.repo.insertFor([...new Set(userIds)], row, BELL_KEEP_PER_USER);
-    for (const [uid, r] of written) this.onNew(uid, present(r));
+    const written = await this.repo.insertFor(t, [...new Set(userIds)], row, BELL_KEEP_PER_USER);
+    for (const [uid, r] of written) this.onNew(t, uid, present(r));
     return written.length;
   }
 
-  /** Newest first; `before` pages by id; `unreadOnly` filters. */
-  async list(userId: number, o: { limit?: number; before?: number; unreadOnly?: boolean } = {}): Promise<Notification[]> {
-    return (await this.repo.list(userId, o)).map(present);
+  /** The user's notifications in the tenant, newest first; `before` pages by id; `unreadOnly` filters. */
+  async list(s: TenantScope, userId: number, o: { limit?: number; before?: number; unreadOnly?: boolean } = {}): Promise<Notification[]> {
+    return (await this.repo.list(s, userId, o)).map(present);
   }
 
-  unreadCount(userId: number): Promise<number> {
-    return this.repo.unreadCount(userId);
+  unreadCount(s: TenantScope, userId: number): Promise<number> {
+    return this.repo.unreadCount(s, userId);
   }
 
-  /** Marks the given ids (or all when `ids` is omitted) read; ids of other users are ignored. Returns rows changed. */
-  markRead(userId: number, ids?: number[]): Promise<number> {
-    return this.repo.markRead(userId, ids);
+  /** Marks the given ids (or all when `ids` is omitted) read; ids of other users or tenants are ignored. Returns rows changed. */
+  markRead(s: TenantScope, userId: number, ids?: number[]): Promise<number> {
+    return this.repo.markRead(s, userId, ids);
   }
 }
 
@@ -255,13 +256,16 @@ export const EXTRA_SEVERITIES: Record<string, Severity> = {
   replica_status_report: 'info',
 };
 
-/** Subscribes the bell to the bus. Returns the unsubscribe. */
+/**
+ * Subscribes the bell to the bus. Returns the unsubscribe. It rings in tenant 1 (its recipients are tenant 1's
+ * admins and owners) until an event carries its tenant (docs/tenants.md, "Step 1: what is left").
+ */
 export function attachBell(bus: EventBus, bell: Bell, recipients: BellRecipients): () => void {
   const offs = Object.entries(RULES).map(([event, render]) =>
     bus.on(event as EventName, async (p) => {
       const { to, admins, n } = (render as Render<EventName>)(p as never, recipients);
       const all = admins ? [...to, ...(await recipients.admins())] : to;
-      if (all.length) await bell.notify(all, n);
+      if (all.length) await bell.notify(DEFAULT_TENANT, all, n);
     }),
   );
   offs.push(
@@ -269,7 +273,7 @@ export function attachBell(bus: EventBus, bell: Bell, recipients: BellRecipients
       const severity = EXTRA_SEVERITIES[m.event];
       if (!severity) return;
       const body = p as { title?: string; body?: string; message?: string };
-      await bell.notify(await recipients.admins(), {
+      await bell.notify(DEFAULT_TENANT, await recipients.admins(), {
         event: m.event,
         severity,
         title: body.title ?? m.event,

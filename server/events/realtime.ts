@@ -3,13 +3,22 @@
  * (`<storage id>:<relative folder>`) and to its owner's ops; the write gate's
  * `folder.changed` events and the queue's op changes reach only the matching
  * connections. Transport-agnostic: the HTTP layer adapts it to SSE.
+ *
+ * A connection belongs to its person's tenant, and a frame goes only to connections of the tenant of the row
+ * it tells of (docs/tenants.md, "Every door"): the folder's storage's, the op's, the notice's. Storage and
+ * user ids are unique across the installation, so this is a second wall, the one step 2's isolation suite
+ * relies on.
  */
+import type { TenantScope } from '../db/tenant-tables';
+
 export interface RealtimeFrame {
   event: 'change' | 'op' | 'notification' | 'ping';
   data: unknown;
 }
 
 export interface Subscriber {
+  /** The tenant of the connection's person. */
+  tenant_id: number;
   userId: number;
   isAdmin: boolean;
   /** `<storage id>:<relative folder>`, or null for no folder. */
@@ -32,8 +41,8 @@ const RECENT_MAX = 10_000;
 export class RealtimeHub {
   private byFolder = new Map<string, Set<Subscriber>>();
   private byUser = new Map<number, Set<Subscriber>>();
-  /** Each folder's last change frame and when it was sent, oldest first (re-inserted on every change). */
-  private recent = new Map<string, { at: number; frame: RealtimeFrame }>();
+  /** Each folder's last change frame, its tenant and when it was sent, oldest first (re-inserted on every change). */
+  private recent = new Map<string, { at: number; tenant_id: number; frame: RealtimeFrame }>();
 
   constructor(private now: () => number = Date.now) {}
 
@@ -49,25 +58,33 @@ export class RealtimeHub {
     add(this.byUser, s.userId);
     const last = s.folderKey ? this.recent.get(s.folderKey) : undefined;
     // Marked `recent`: a catch-up for a listing read just before, not a change made after the subscription.
-    if (last && this.now() - last.at <= RECENT_CHANGE_MS) s.send({ event: last.frame.event, data: { ...(last.frame.data as object), recent: true } });
+    if (last && last.tenant_id === s.tenant_id && this.now() - last.at <= RECENT_CHANGE_MS)
+      s.send({ event: last.frame.event, data: { ...(last.frame.data as object), recent: true } });
     return () => {
       if (s.folderKey) del(this.byFolder, s.folderKey);
       del(this.byUser, s.userId);
     };
   }
 
-  /** Sends a frame to every connection with that folder open, and keeps it for those that open it soon after. */
-  toFolder(key: string, frame: RealtimeFrame): number {
+  /**
+   * Sends a frame to every connection of the tenant with that folder open; how many. The frame is kept for
+   * connections of the tenant that open the folder soon after (RECENT_CHANGE_MS).
+   */
+  toFolder(t: TenantScope, key: string, frame: RealtimeFrame): number {
     const now = this.now();
     this.recent.delete(key);
-    this.recent.set(key, { at: now, frame });
+    this.recent.set(key, { at: now, tenant_id: t.tenant_id, frame });
     for (const [k, v] of this.recent) {
       if (this.recent.size <= RECENT_MAX && now - v.at <= RECENT_CHANGE_MS) break;
       this.recent.delete(k);
     }
-    const set = this.byFolder.get(key);
-    set?.forEach((s) => s.send(frame));
-    return set?.size ?? 0;
+    let n = 0;
+    this.byFolder.get(key)?.forEach((s) => {
+      if (s.tenant_id !== t.tenant_id) return;
+      s.send(frame);
+      n++;
+    });
+    return n;
   }
 
   /** Whether a user has a connection on this instance. */
@@ -75,9 +92,9 @@ export class RealtimeHub {
     return !!this.byUser.get(userId)?.size;
   }
 
-  /** Sends a frame to every connection of a user (ops, notifications). */
-  toUser(userId: number, frame: RealtimeFrame): void {
-    this.byUser.get(userId)?.forEach((s) => s.send(frame));
+  /** Sends a frame to every connection of a user of the tenant (ops, notifications). */
+  toUser(t: TenantScope, userId: number, frame: RealtimeFrame): void {
+    this.byUser.get(userId)?.forEach((s) => s.tenant_id === t.tenant_id && s.send(frame));
   }
 
   get size(): number {
@@ -91,8 +108,14 @@ export class RealtimeHub {
 export const OP_NOTICE = 'op.changed';
 export interface OpNotice {
   id: string;
+  tenant_id: number;
   owner_id: number;
   visible: boolean;
 }
 export const isOpNotice = (d: unknown): d is OpNotice =>
-  !!d && typeof d === 'object' && typeof (d as OpNotice).id === 'string' && Number.isInteger((d as OpNotice).owner_id) && (d as OpNotice).visible === true;
+  !!d &&
+  typeof d === 'object' &&
+  typeof (d as OpNotice).id === 'string' &&
+  Number.isInteger((d as OpNotice).tenant_id) &&
+  Number.isInteger((d as OpNotice).owner_id) &&
+  (d as OpNotice).visible === true;

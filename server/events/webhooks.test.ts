@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '../db';
+import { DEFAULT_TENANT, openDatabase, type Db } from '../db';
 import { JobQueue } from '../jobs';
 import { tempDir } from '../../test/helpers/tools';
 import { EventBus } from './bus';
@@ -112,7 +112,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
       "INSERT INTO users (id, email, username, role, created_at, updated_at) VALUES (1, 'a@x.test', 'a', 'admin', 'now', 'now'), (2, 'u@x.test', 'u', 'user', 'now', 'now')",
     ).run();
     const pushed: number[] = [];
-    const bell = new Bell(db, (uid) => pushed.push(uid));
+    const bell = new Bell(db, (_t, uid) => pushed.push(uid));
     attachBell(bus, bell, { admins: async () => [1], dropOwner: (id) => [id] });
     await bus.emit('file.infected', {
       event: 'file.infected',
@@ -125,7 +125,7 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
     await bus.emit('drop.received', { share_id: 5, owner_id: 2, folder: '/Docs/in', files: ['a', 'b'] });
     await bus.emit('replica_fail' as never, { title: 'Backup write failed', body: 'x' } as never);
     assert.deepEqual(pushed, [1, 2, 1]);
-    const admin = await bell.list(1);
+    const admin = await bell.list(DEFAULT_TENANT, 1);
     assert.deepEqual(
       admin.map((n) => [n.event, n.severity]),
       [
@@ -134,14 +134,14 @@ describe('webhooks and the bell (real queue, loopback receiver)', () => {
       ],
     );
     assert.deepEqual(
-      (await bell.list(2)).map((n) => [n.event, n.severity, n.body]),
+      (await bell.list(DEFAULT_TENANT, 2)).map((n) => [n.event, n.severity, n.body]),
       [['drop.received', 'info', '2 file(s) in /Docs/in']],
     );
-    assert.equal(await bell.unreadCount(1), 2);
-    assert.equal(await bell.markRead(2, [admin[0].id]), 0, "another user's row is untouched");
-    assert.equal(await bell.markRead(1, [admin[0].id]), 1);
-    assert.equal(await bell.unreadCount(1), 1);
-    assert.equal(await bell.markRead(1), 1);
-    assert.equal(await bell.unreadCount(1), 0);
+    assert.equal(await bell.unreadCount(DEFAULT_TENANT, 1), 2);
+    assert.equal(await bell.markRead(DEFAULT_TENANT, 2, [admin[0].id]), 0, "another user's row is untouched");
+    assert.equal(await bell.markRead(DEFAULT_TENANT, 1, [admin[0].id]), 1);
+    assert.equal(await bell.unreadCount(DEFAULT_TENANT, 1), 1);
+    assert.equal(await bell.markRead(DEFAULT_TENANT, 1), 1);
+    assert.equal(await bell.unreadCount(DEFAULT_TENANT, 1), 0);
   });
 });

@@ -12,7 +12,7 @@
  * `X-Service-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">`.
  */
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db';
+import { DEFAULT_TENANT, type Db } from '../db';
 import { WebhookDeliveriesRepo, type Delivery } from './webhook-deliveries.repo';
 import type { JobContext, JobQueue } from '../jobs';
 import { AppError } from '../errors';
@@ -104,7 +104,7 @@ export class Webhooks {
       const id = 'whd_' + randomBytes(8).toString('hex');
       const body = JSON.stringify({ id, event, created_at: at, data });
       await this.repo.insert({ id, target_id: t.id, url: t.url, event, body }, new Date().toISOString());
-      await this.queue.enqueue(WEBHOOK_JOB, { delivery_id: id }, { maxAttempts: this.maxAttempts });
+      await this.queue.enqueue(WEBHOOK_JOB, { delivery_id: id }, { tenant: DEFAULT_TENANT, maxAttempts: this.maxAttempts });
       ids.push(id);
     }
     return ids;

@@ -14,7 +14,7 @@
  * exists" check against its own partial output. A move records `copied`
  * before it deletes the source, so a crash during the delete finishes it.
  */
-import { actorSpec, type Actor, type ActorRestorer, type ActorSpec } from '../auth';
+import { actorSpec, actorTenant, type Actor, type ActorRestorer, type ActorSpec } from '../auth';
 import type { RequestMeta } from '../events';
 import type { JobContext, JobQueue } from '../jobs';
 import { AppError, isAppError } from '../errors';
@@ -59,7 +59,7 @@ export class Transfers {
   enqueue(actor: Actor, op: 'copy' | 'move', src: Place, dst: Place, overwrite: boolean): Promise<string> {
     const payload: TransferPayload = { op, src, dst, overwrite, actor: actorSpec(actor), request: actor.request };
     const owner = actor.kind === 'system' ? null : actor.principal.id;
-    return this.queue.enqueue(TRANSFER_JOB, payload, { ownerId: owner, visible: true, maxAttempts: 1 });
+    return this.queue.enqueue(TRANSFER_JOB, payload, { tenant: actorTenant(actor), ownerId: owner, visible: true, maxAttempts: 1 });
   }
 
   /** Runs one transfer op to the end; throws the first error (the op fails with it). */

@@ -11,6 +11,7 @@
  * drain, its files still waiting, and a wake-up op is queued for when the
  * budget may allow again (the next day, at most an hour ahead).
  */
+import { DEFAULT_TENANT } from '../db';
 import type { ExtractOutcome, PendingText, StorageTextStatus, SyncFilesHook, TextExtractsRepo, WriteHook } from '../catalogue';
 import type { StorageOps } from '../files/internal';
 import type { Governor, JobQueue } from '../jobs';
@@ -135,13 +136,17 @@ export class TextIndexer {
 
   /** One drain op queued, or one more behind a running one (which may have paged past the new file). */
   private async request(): Promise<void> {
-    await this.queue.enqueue(TEXT_JOB, {}, { priority: TEXT_PRIORITY, dedupKey: TEXT_JOB, behindRunning: true });
+    await this.queue.enqueue(TEXT_JOB, {}, { tenant: DEFAULT_TENANT, priority: TEXT_PRIORITY, dedupKey: TEXT_JOB, behindRunning: true });
   }
 
   /** Queues the wake-up op of storages waiting on their budget (one, however many drains ask). */
   private async wakeLater(waits: Iterable<BudgetWait>): Promise<void> {
     const ms = Math.min(WAKE_MAX_MS, ...[...waits].map((w) => w.retry_ms + WAKE_AFTER_MS));
-    await this.queue.enqueue(TEXT_JOB, {}, { priority: TEXT_PRIORITY, dedupKey: WAKE_KEY, runAt: new Date(Date.now() + Math.max(WAKE_AFTER_MS, ms)) });
+    await this.queue.enqueue(
+      TEXT_JOB,
+      {},
+      { tenant: DEFAULT_TENANT, priority: TEXT_PRIORITY, dedupKey: WAKE_KEY, runAt: new Date(Date.now() + Math.max(WAKE_AFTER_MS, ms)) },
+    );
   }
 
   /** The storages with a budget that has no room for one more extraction request now. */

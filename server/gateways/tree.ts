@@ -9,7 +9,7 @@
  * (across storages, large copies) is waited for: protocols answer when done.
  */
 import type { Readable } from 'node:stream';
-import { actorRef, type Actor } from '../auth';
+import { actorRef, actorTenant, type Actor } from '../auth';
 import type { GateNode } from '../catalogue';
 import { AppError, type Params } from '../errors';
 import type { FileService, FileStat, OpenFile, TransferResult } from '../files';
@@ -119,7 +119,7 @@ export class GatewayTree {
     if (!('operation_id' in r)) return;
     const end = Date.now() + TRANSFER_WAIT_MS;
     for (;;) {
-      const op = await this.queue.get(r.operation_id);
+      const op = await this.queue.get(actorTenant(this.actor), r.operation_id);
       if (!op) throw new AppError('internal', {}, undefined, 'the transfer vanished');
       if (op.status === 'completed') return;
       if (op.status === 'failed' || op.status === 'cancelled') {

@@ -1,4 +1,4 @@
-export { JobQueue, present as presentOp } from './queue';
+export { JobQueue, present as presentOp, type OpChange } from './queue';
 export { Scheduler } from './scheduler';
 export { governorHostStatus } from './governor-host';
 export { Governor, MAX_LANES, type GovernorStatus, type PowerOverride, type Release } from './governor';

@@ -6,6 +6,7 @@
  * cleared when the op finishes.
  */
 import type { Db } from '../db';
+import type { TenantScope } from '../db/tenant-tables';
 import { JournalRepo } from './journal.repo';
 
 export interface OpJournal {
@@ -26,19 +27,19 @@ export class Journals {
     this.repo = new JournalRepo(db);
   }
 
-  /** The journal of one op. */
-  of(opId: string): OpJournal {
+  /** The journal of one op, in the op's tenant. */
+  of(s: TenantScope, opId: string): OpJournal {
     const { repo } = this;
     return {
-      has: async (key) => (await repo.get(opId, key)) !== undefined,
-      get: (key) => repo.get(opId, key),
-      put: (key, value = '') => repo.put(opId, key, value),
-      size: () => repo.size(opId),
+      has: async (key) => (await repo.get(s, opId, key)) !== undefined,
+      get: (key) => repo.get(s, opId, key),
+      put: (key, value = '') => repo.put(s, opId, key, value),
+      size: () => repo.size(s, opId),
     };
   }
 
   /** Forgets an op's journal (it finished). */
-  clear(opId: string): Promise<void> {
-    return this.repo.clear(opId);
+  clear(s: TenantScope, opId: string): Promise<void> {
+    return this.repo.clear(s, opId);
   }
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDatabase } from '../db';
+import { DEFAULT_TENANT, openDatabase } from '../db';
 import { JobQueue } from './queue';
 import { KeepAwake } from './keep-awake';
 import type { InhibitHostMessage } from '../contract';
@@ -42,12 +42,12 @@ test('asks the host to keep awake while a long op or a transfer runs, not for ba
     k.flush();
     assert.deepEqual(sent, [{ type: 'inhibit', active: false, reasons: [] }], 'the first message after ready says where things stand');
     await q.start();
-    await q.enqueue('awake.background', {});
+    await q.enqueue('awake.background', {}, { tenant: DEFAULT_TENANT });
     await sleep(400);
     assert.equal(sent.length, 1, 'background work does not keep the computer awake');
 
-    const id = await q.enqueue('awake.long', {});
-    await q.enqueue('awake.long', {});
+    const id = await q.enqueue('awake.long', {}, { tenant: DEFAULT_TENANT });
+    await q.enqueue('awake.long', {}, { tenant: DEFAULT_TENANT });
     await sleep(400);
     assert.deepEqual(sent.at(-1), { type: 'inhibit', active: true, reasons: [{ kind: 'awake.long', count: 2 }] });
     const st = await k.status();

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { openPostgresDatabase } from '../db';
+import { DEFAULT_TENANT, openPostgresDatabase } from '../db';
 import { JobQueue } from './queue';
 import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
 import { sqlRow, sqlRows } from '../../test/helpers/sql';
@@ -80,7 +80,7 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
         { concurrency: 4 },
       );
       await q.start();
-      for (let i = 0; i < 1000; i++) await q.enqueue('pg.count', { i });
+      for (let i = 0; i < 1000; i++) await q.enqueue('pg.count', { i }, { tenant: DEFAULT_TENANT });
       const end = Date.now() + 200_000;
       const count = async (status: string) => Number(((await sqlRow(db, 'SELECT count(*) AS n FROM ops WHERE status = ?', status)) as { n: number }).n);
       while ((await count('completed')) < 1000 && Date.now() < end) await sleep(100);
@@ -115,7 +115,7 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       // Enqueued once the child's queue is up: it is the only instance, so it claims the op.
       const q0 = new JobQueue(db);
       q0.register('pg.hang', async () => {});
-      await q0.enqueue('pg.hang', { label: 'copy' });
+      await q0.enqueue('pg.hang', { label: 'copy' }, { tenant: DEFAULT_TENANT });
       const m = await other.line(/running (\S+) (\S+)\n/);
       const started = { id: m[1], instance: m[2] };
 
@@ -148,7 +148,7 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       assert.ok(resumed[0].at >= leaseEnd, "not before the killed instance's lease passed");
       assert.equal(resumed[0].journaled, 'done by the first instance', "the resumed attempt sees the first one's journal");
       assert.equal(resumed[0].attempt, 2);
-      while ((await q.get(started.id))!.status === 'running') await sleep(20);
+      while ((await q.get(DEFAULT_TENANT, started.id))!.status === 'running') await sleep(20);
       const done = (await sqlRow(db, 'SELECT status, lease_owner, result FROM ops WHERE id = ?', started.id)) as {
         status: string;
         lease_owner: string;
@@ -170,7 +170,7 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
     try {
       const ran: number[] = [];
       q.register('pg.hang', async (ctx) => void ran.push(ctx.attempt));
-      const id = await q.enqueue('pg.hang', { label: 'orphan' });
+      const id = await q.enqueue('pg.hang', { label: 'orphan' }, { tenant: DEFAULT_TENANT });
       // The claim as the database committed it: running under this instance's lease, which the queue never heard of.
       await sqlRows(
         db,
@@ -181,8 +181,8 @@ describe('op queue: several instances on one PostgreSQL', { skip: skip ?? false 
       );
       await q.start();
       const deadline = Date.now() + LEASE * 10;
-      while ((await q.get(id))!.status !== 'completed' && Date.now() < deadline) await sleep(50);
-      const op = (await q.get(id))!;
+      while ((await q.get(DEFAULT_TENANT, id))!.status !== 'completed' && Date.now() < deadline) await sleep(50);
+      const op = (await q.get(DEFAULT_TENANT, id))!;
       assert.equal(op.status, 'completed', JSON.stringify(op));
       assert.deepEqual(ran, [1], 'run once, its lost claim not counted as an attempt');
     } finally {

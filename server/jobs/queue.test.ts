@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openDatabase } from '../db';
+import { DEFAULT_TENANT, openDatabase } from '../db';
 import { JobQueue } from './queue';
 import { Governor } from './governor';
 import { processCpuSeconds } from '../lib/proc-cpu';
@@ -36,19 +36,19 @@ test('priority order, dedup, progress and completion', async () => {
     ctx.progress(1, { done: 10, total: 10 });
     return { echoed: ctx.payload.n };
   });
-  const low = await q.enqueue('test', { n: 'low' }, { priority: -1 });
-  await q.enqueue('test', { n: 'high' }, { priority: 5 });
-  const d1 = await q.enqueue('test', { n: 'dup' }, { dedupKey: 'k' });
-  const d2 = await q.enqueue('test', { n: 'dup2' }, { dedupKey: 'k' });
+  const low = await q.enqueue('test', { n: 'low' }, { tenant: DEFAULT_TENANT, priority: -1 });
+  await q.enqueue('test', { n: 'high' }, { tenant: DEFAULT_TENANT, priority: 5 });
+  const d1 = await q.enqueue('test', { n: 'dup' }, { tenant: DEFAULT_TENANT, dedupKey: 'k' });
+  const d2 = await q.enqueue('test', { n: 'dup2' }, { tenant: DEFAULT_TENANT, dedupKey: 'k' });
   assert.equal(d1, d2, 'dedup returns the live op');
   await q.start();
   await q.idle();
   assert.deepEqual(seen, ['high', 'dup', 'low']);
-  const op = (await q.get(low))!;
+  const op = (await q.get(DEFAULT_TENANT, low))!;
   assert.equal(op.status, 'completed');
   assert.deepEqual(op.result, { echoed: 'low' });
   assert.equal(op.bytes_total, 10);
-  await assert.rejects(q.enqueue('nope', {}), /no handler/);
+  await assert.rejects(q.enqueue('nope', {}, { tenant: DEFAULT_TENANT }), /no handler/);
   await q.stop();
   await db.close();
   cleanup();
@@ -67,10 +67,10 @@ test('retries with backoff, then fails with the error code', async () => {
     },
     { maxAttempts: 3, backoffMs: 10 },
   );
-  const id = await q.enqueue('flaky', {});
+  const id = await q.enqueue('flaky', {}, { tenant: DEFAULT_TENANT });
   await q.start();
   await q.idle(5000);
-  const op = (await q.get(id))!;
+  const op = (await q.get(DEFAULT_TENANT, id))!;
   assert.equal(calls, 3);
   assert.equal(op.status, 'failed');
   assert.equal(op.error_code, 'storage_unreachable');
@@ -93,11 +93,11 @@ test('an op cut short by an unavailable database runs again without spending an 
     },
     { maxAttempts: 1, backoffMs: 10 },
   );
-  const id = await q.enqueue('away', {});
+  const id = await q.enqueue('away', {}, { tenant: DEFAULT_TENANT });
   await q.start();
   const deadline = Date.now() + 15_000;
-  while (!['completed', 'failed'].includes((await q.get(id))!.status) && Date.now() < deadline) await sleep(50);
-  const op = (await q.get(id))!;
+  while (!['completed', 'failed'].includes((await q.get(DEFAULT_TENANT, id))!.status) && Date.now() < deadline) await sleep(50);
+  const op = (await q.get(DEFAULT_TENANT, id))!;
   assert.equal(op.status, 'completed', JSON.stringify(op));
   assert.equal(calls, 3, 'run again twice, though it had one attempt');
   assert.equal(op.attempts, 1);
@@ -114,7 +114,7 @@ test('an op claimed just before the database went away (its start failed) goes b
   let failures = 1;
   db.sqlite.prepare = ((sql: string) => {
     const st = prepare(sql);
-    if (sql !== 'SELECT * FROM ops WHERE id = ?') return st;
+    if (sql !== 'SELECT * FROM ops WHERE tenant_id = ? AND id = ?') return st;
     const all = st.all.bind(st);
     return Object.assign(st, {
       all: (...a: unknown[]) =>
@@ -128,13 +128,13 @@ test('an op claimed just before the database went away (its start failed) goes b
   const q = new JobQueue(db, { pollMs: 10 });
   let calls = 0;
   q.register('away', async () => ({ n: ++calls }), { maxAttempts: 1 });
-  const id = await q.enqueue('away', {});
+  const id = await q.enqueue('away', {}, { tenant: DEFAULT_TENANT });
   await q.start();
   const status = prepare('SELECT status FROM ops WHERE id = ?').pluck();
   const deadline = Date.now() + 10_000;
   while (status.get(id) !== 'completed' && Date.now() < deadline) await sleep(20);
   assert.ok(failures < 0, 'the start failed once');
-  const op = (await q.get(id))!;
+  const op = (await q.get(DEFAULT_TENANT, id))!;
   assert.equal(op.status, 'completed', JSON.stringify(op));
   assert.equal(calls, 1);
   assert.equal(op.attempts, 1, 'the failed start spent no attempt');
@@ -148,15 +148,15 @@ test('cancel: queued at once, running through the AbortSignal', async () => {
   const db = openDatabase(`${dir}/db.sqlite`);
   const q = new JobQueue(db, { pollMs: 10, concurrency: 1 });
   q.register('slow', (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))));
-  const running = await q.enqueue('slow', {});
-  const waiting = await q.enqueue('slow', {}, { runAt: new Date(Date.now() + 60_000) });
+  const running = await q.enqueue('slow', {}, { tenant: DEFAULT_TENANT });
+  const waiting = await q.enqueue('slow', {}, { tenant: DEFAULT_TENANT, runAt: new Date(Date.now() + 60_000) });
   await q.start();
-  while ((await q.get(running))!.status !== 'running') await sleep(5);
-  await q.cancel(waiting);
-  await q.cancel(running);
-  while ((await q.get(running))!.status === 'running') await sleep(5);
-  assert.equal((await q.get(running))!.status, 'cancelled');
-  assert.equal((await q.get(waiting))!.status, 'cancelled');
+  while ((await q.get(DEFAULT_TENANT, running))!.status !== 'running') await sleep(5);
+  await q.cancel(DEFAULT_TENANT, waiting);
+  await q.cancel(DEFAULT_TENANT, running);
+  while ((await q.get(DEFAULT_TENANT, running))!.status === 'running') await sleep(5);
+  assert.equal((await q.get(DEFAULT_TENANT, running))!.status, 'cancelled');
+  assert.equal((await q.get(DEFAULT_TENANT, waiting))!.status, 'cancelled');
   await q.stop();
   await db.close();
   cleanup();
@@ -169,17 +169,17 @@ test('behindRunning: a queued op absorbs the request, a running one does not (th
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   q.register('slow', () => gate);
-  const first = await q.enqueue('slow', {}, { dedupKey: 'k', behindRunning: true });
-  assert.equal(await q.enqueue('slow', {}, { dedupKey: 'k', behindRunning: true }), first, 'queued: absorbed');
+  const first = await q.enqueue('slow', {}, { tenant: DEFAULT_TENANT, dedupKey: 'k', behindRunning: true });
+  assert.equal(await q.enqueue('slow', {}, { tenant: DEFAULT_TENANT, dedupKey: 'k', behindRunning: true }), first, 'queued: absorbed');
   await q.start();
-  while ((await q.get(first))!.status !== 'running') await sleep(5);
-  assert.equal(await q.enqueue('slow', {}, { dedupKey: 'k' }), first, 'without the option a running op still absorbs');
-  const next = await q.enqueue('slow', {}, { dedupKey: 'k', behindRunning: true });
+  while ((await q.get(DEFAULT_TENANT, first))!.status !== 'running') await sleep(5);
+  assert.equal(await q.enqueue('slow', {}, { tenant: DEFAULT_TENANT, dedupKey: 'k' }), first, 'without the option a running op still absorbs');
+  const next = await q.enqueue('slow', {}, { tenant: DEFAULT_TENANT, dedupKey: 'k', behindRunning: true });
   assert.notEqual(next, first, 'running: a new op waits behind it');
-  assert.equal(await q.enqueue('slow', {}, { dedupKey: 'k', behindRunning: true }), next, 'and absorbs the ones after it');
+  assert.equal(await q.enqueue('slow', {}, { tenant: DEFAULT_TENANT, dedupKey: 'k', behindRunning: true }), next, 'and absorbs the ones after it');
   release();
   await q.idle(5000);
-  assert.equal((await q.get(next))!.status, 'completed');
+  assert.equal((await q.get(DEFAULT_TENANT, next))!.status, 'completed');
   await q.stop();
   await db.close();
   cleanup();
@@ -196,11 +196,11 @@ test('a backlog of one kind at its own limit does not hide other kinds', async (
   q.register('other', async () => {
     otherRan = Date.now();
   });
-  for (let i = 0; i < 120; i++) await q.enqueue('backlog', {});
+  for (let i = 0; i < 120; i++) await q.enqueue('backlog', {}, { tenant: DEFAULT_TENANT });
   await q.start();
   await sleep(50);
   const t0 = Date.now();
-  await q.enqueue('other', {}, { priority: -1 }); // behind 119 waiting rows of higher priority order
+  await q.enqueue('other', {}, { tenant: DEFAULT_TENANT, priority: -1 }); // behind 119 waiting rows of higher priority order
   for (let i = 0; i < 100 && !otherRan; i++) await sleep(10);
   assert.ok(otherRan, 'the other kind ran while the backlog waited');
   assert.ok(otherRan - t0 < 1_000, `ran after ${otherRan - t0} ms`);
@@ -228,12 +228,12 @@ test('an op interrupted by a restart resumes on the next boot', async () => {
     }
     return 'done';
   });
-  const id = await q.enqueue('steps', { steps: 100 });
+  const id = await q.enqueue('steps', { steps: 100 }, { tenant: DEFAULT_TENANT });
   await q.start();
-  while ((await q.get(id))!.status !== 'running') await sleep(5);
+  while ((await q.get(DEFAULT_TENANT, id))!.status !== 'running') await sleep(5);
   await sleep(50);
   await q.stop(0); // "crash": the worker is aborted mid-run
-  assert.equal((await q.get(id))!.status, 'queued');
+  assert.equal((await q.get(DEFAULT_TENANT, id))!.status, 'queued');
   await db.close();
 
   // Simulate a hard crash too: a row left `running` with no process behind it.
@@ -246,8 +246,8 @@ test('an op interrupted by a restart resumes on the next boot', async () => {
   });
   await q.start();
   await q.idle();
-  assert.equal((await q.get(id))!.status, 'completed');
-  assert.equal((await q.get(id))!.result, 'resumed');
+  assert.equal((await q.get(DEFAULT_TENANT, id))!.status, 'completed');
+  assert.equal((await q.get(DEFAULT_TENANT, id))!.result, 'resumed');
   assert.equal(runs.length, 2);
   await q.stop();
   await db.close();
@@ -305,17 +305,17 @@ test('governed kinds: one lane on battery across kinds, nothing starts asleep, e
   q.register('test', work, { concurrency: 4, governed: 'lane' });
   q.register('other', async () => undefined);
   q.register('backlog', (ctx) => work({ payload: { n: `b${ctx.id}` } }), { concurrency: 4, governed: 'lane' });
-  for (let i = 0; i < 20; i++) await q.enqueue('test', { n: `t${i}` });
-  for (let i = 0; i < 10; i++) await q.enqueue('backlog', {});
+  for (let i = 0; i < 20; i++) await q.enqueue('test', { n: `t${i}` }, { tenant: DEFAULT_TENANT });
+  for (let i = 0; i < 10; i++) await q.enqueue('backlog', {}, { tenant: DEFAULT_TENANT });
   await q.start();
   while (runs.size < 5) await sleep(5);
   governor.hostMessage({ type: 'sleep' });
-  const ungoverned = await q.enqueue('other', {});
+  const ungoverned = await q.enqueue('other', {}, { tenant: DEFAULT_TENANT });
   await sleep(100);
   const asleep = runs.size;
   await sleep(200);
   assert.equal(runs.size, asleep, 'no governed op starts while asleep');
-  assert.equal((await q.get(ungoverned))!.status, 'completed', 'work outside the governor is not held');
+  assert.equal((await q.get(DEFAULT_TENANT, ungoverned))!.status, 'completed', 'work outside the governor is not held');
   governor.hostMessage({ type: 'wake' });
   await q.idle(10_000, 0);
   assert.equal(runs.size, 30);
@@ -342,16 +342,16 @@ test('an io kind runs while the CPU budget holds lane kinds back; those start on
   cpu += 10;
   governor.sample();
   assert.equal(governor.status().over_budget, true);
-  const held = await q.enqueue('backlog', {});
-  const copies = await Promise.all(Array.from({ length: 10 }, (_, i) => q.enqueue('test', { n: `c${i}` })));
+  const held = await q.enqueue('backlog', {}, { tenant: DEFAULT_TENANT });
+  const copies = await Promise.all(Array.from({ length: 10 }, (_, i) => q.enqueue('test', { n: `c${i}` }, { tenant: DEFAULT_TENANT })));
   const t0 = Date.now();
-  const all = async () => (await Promise.all(copies.map((id) => q.get(id)))).every((op) => op!.status === 'completed');
+  const all = async () => (await Promise.all(copies.map((id) => q.get(DEFAULT_TENANT, id)))).every((op) => op!.status === 'completed');
   while (!(await all()) && Date.now() - t0 < 3000) await sleep(5);
   assert.ok(await all(), 'every io op ran over budget');
-  assert.equal((await q.get(held))!.status, 'queued', 'the lane op waits for the budget');
+  assert.equal((await q.get(DEFAULT_TENANT, held))!.status, 'queued', 'the lane op waits for the budget');
   governor.setBudget(0);
   await q.idle(5000, 0);
-  assert.equal((await q.get(held))!.status, 'completed');
+  assert.equal((await q.get(DEFAULT_TENANT, held))!.status, 'completed');
   await q.stop();
   db.close();
   cleanup();
@@ -378,13 +378,13 @@ test('a governed op waits in the same line as the lanes a handler takes itself: 
   const workers = [worker(), worker()];
   await sleep(50);
   const t0 = Date.now();
-  const id = await q.enqueue('test', { n: 'scan' });
-  while ((await q.get(id))!.status !== 'completed' && Date.now() - t0 < 3000) await sleep(5);
+  const id = await q.enqueue('test', { n: 'scan' }, { tenant: DEFAULT_TENANT });
+  while ((await q.get(DEFAULT_TENANT, id))!.status !== 'completed' && Date.now() - t0 < 3000) await sleep(5);
   const waited = Date.now() - t0;
   const before = units;
   backfilling = false;
   await Promise.all(workers);
-  assert.equal((await q.get(id))!.status, 'completed', 'the op got its turn while the backfill ran');
+  assert.equal((await q.get(DEFAULT_TENANT, id))!.status, 'completed', 'the op got its turn while the backfill ran');
   assert.ok(waited < 1000, `it waited ${waited} ms`);
   assert.ok(before > 5, 'the backfill kept running meanwhile');
   await q.stop();
@@ -401,9 +401,9 @@ test('depth: queued and running ops per kind and state, none once they finished'
   q.register('slow', () => held);
   q.register('other', async () => {});
   assert.deepEqual(await q.depth(), []);
-  await q.enqueue('slow', {});
-  await q.enqueue('slow', {});
-  await q.enqueue('other', {}, { runAt: new Date(Date.now() + 60_000) });
+  await q.enqueue('slow', {}, { tenant: DEFAULT_TENANT });
+  await q.enqueue('slow', {}, { tenant: DEFAULT_TENANT });
+  await q.enqueue('other', {}, { tenant: DEFAULT_TENANT, runAt: new Date(Date.now() + 60_000) });
   const sorted = async () => (await q.depth()).map((r) => `${r.kind} ${r.status} ${r.n}`).sort();
   assert.deepEqual(await sorted(), ['other queued 1', 'slow queued 2']);
   await q.start();

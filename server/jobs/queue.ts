@@ -11,12 +11,16 @@
  * re-queues running ops whose lease passed (their instance died: the op
  * journal makes the resumed attempt skip finished steps). An op whose lease
  * this instance lost (taken over) is aborted here and its outcome dropped.
+ *
+ * An op belongs to a tenant (`EnqueueOptions.tenant`): reading, listing and cancelling take one, and another
+ * tenant's op is not found. The pump runs every tenant's ops, each in its own tenant.
  */
 import { randomBytes } from 'node:crypto';
 import { isBusy, untilFree, type Db } from '../db';
 import { AppError, isAppError, type Params } from '../errors';
 import type { EnqueueOptions, JobContext, JobHandler, JobHandlerOptions, JobName, JobPayloads, Operation, OpStatus } from './types';
 import type { OpsTable } from '../db/tables';
+import type { TenantScope } from '../db/tenant-tables';
 import { Journals } from './journal';
 import { OpsRepo, type NewOp } from './ops.repo';
 import type { Governor, Release, UnitClass } from './governor';
@@ -50,7 +54,7 @@ export class JobQueue {
   /** The queue's place in the governor's line, per unit class: one lane asked for at a time, held until the next pass uses it. */
   private lanes: Record<UnitClass, { held: Release | null; asking: boolean }> = { cpu: { held: null, asking: false }, io: { held: null, asking: false } };
   private laneStop = new AbortController();
-  private onChange: (op: { id: string; owner_id: number | null; visible: boolean }) => void = () => {};
+  private onChange: (op: OpChange) => void = () => {};
 
   private ops: OpsRepo;
   private journals: Journals;
@@ -66,7 +70,7 @@ export class JobQueue {
    * Ops claimed for this process that never started here (the database went away between the claim and the
    * start, or a claim's answer was lost while it committed): given back to the queue as soon as it answers.
    */
-  private orphans = new Set<string>();
+  private orphans = new Map<string, TenantScope>();
   /** Ops claimed by a pump pass and not started yet: a lease renewal meanwhile must not take them for orphans. */
   private starting = new Set<string>();
   /** A lease renewal in flight (the next tick waits for it). */
@@ -122,22 +126,22 @@ export class JobQueue {
   }
 
   /** Called whenever an op row changes state or progress (realtime frames). */
-  onOpChange(fn: (op: { id: string; owner_id: number | null; visible: boolean }) => void): void {
+  onOpChange(fn: (op: OpChange) => void): void {
     this.onChange = fn;
   }
 
   /** Queues an op and returns its id (an existing op's id when the dedup key is live). */
-  async enqueue<K extends JobName>(kind: K, payload: JobPayloads[K], o: EnqueueOptions = {}): Promise<string> {
+  async enqueue<K extends JobName>(kind: K, payload: JobPayloads[K], o: EnqueueOptions): Promise<string> {
     const { id, inserted } = await this.ops.enqueue(this.newOp(kind, payload, o), !!o.behindRunning);
     if (inserted) this.queued([{ id, o }]);
     return id;
   }
 
   /** Queues several ops of one kind in one unit (one commit for a batch); their ids, in order, as `enqueue`. */
-  async enqueueAll<K extends JobName>(kind: K, items: Array<{ payload: JobPayloads[K]; o?: EnqueueOptions }>): Promise<string[]> {
+  async enqueueAll<K extends JobName>(kind: K, items: Array<{ payload: JobPayloads[K]; o: EnqueueOptions }>): Promise<string[]> {
     if (!items.length) return [];
-    const made = await this.ops.enqueueAll(items.map((it) => ({ op: this.newOp(kind, it.payload, it.o ?? {}), behindRunning: !!it.o?.behindRunning })));
-    this.queued(made.flatMap((m, i) => (m.inserted ? [{ id: m.id, o: items[i]!.o ?? {} }] : [])));
+    const made = await this.ops.enqueueAll(items.map((it) => ({ op: this.newOp(kind, it.payload, it.o), behindRunning: !!it.o.behindRunning })));
+    this.queued(made.flatMap((m, i) => (m.inserted ? [{ id: m.id, o: items[i]!.o }] : [])));
     return made.map((m) => m.id);
   }
 
@@ -146,6 +150,7 @@ export class JobQueue {
     if (!reg) throw new Error(`no handler for job kind "${kind}"`);
     return {
       id: 'op_' + randomBytes(10).toString('hex'),
+      tenant_id: o.tenant.tenant_id,
       kind,
       priority: o.priority ?? 0,
       payload: JSON.stringify(payload ?? {}),
@@ -160,7 +165,7 @@ export class JobQueue {
   /** New rows are in: a visible one is announced (its owner's ops list), the pump looks. */
   private queued(made: Array<{ id: string; o: EnqueueOptions }>): void {
     if (!made.length) return;
-    for (const { id, o } of made) if (o.visible) this.onChange({ id, owner_id: o.ownerId ?? null, visible: true });
+    for (const { id, o } of made) if (o.visible) this.onChange({ id, tenant_id: o.tenant.tenant_id, owner_id: o.ownerId ?? null, visible: true });
     this.kick();
   }
 
@@ -200,7 +205,7 @@ export class JobQueue {
       const judged = [...this.controllers.keys()];
       const held = await this.ops.renewLeases(this.instanceId, new Date(Date.now() + this.leaseMs).toISOString());
       const ours = new Map(held.map((r) => [r.id, r.cancel_requested]));
-      for (const id of ours.keys()) if (!this.controllers.has(id) && !this.starting.has(id)) this.orphans.add(id);
+      for (const r of held) if (!this.controllers.has(r.id) && !this.starting.has(r.id)) this.orphans.set(r.id, { tenant_id: r.tenant_id });
       await this.releaseOrphans();
       for (const id of judged) {
         const ac = this.controllers.get(id);
@@ -223,8 +228,8 @@ export class JobQueue {
   /** Gives the orphans back to the queue, their attempt refunded (their handler never ran here). */
   private async releaseOrphans(): Promise<void> {
     let n = 0;
-    for (const id of [...this.orphans]) {
-      n += await this.giveBack(id, now());
+    for (const [id, tenant] of [...this.orphans]) {
+      n += await this.giveBack(tenant, id, now());
       this.orphans.delete(id);
     }
     if (n) {
@@ -260,36 +265,45 @@ export class JobQueue {
     await all;
   }
 
-  /** Best-effort cancel: a queued op is cancelled at once, a running one is signalled. */
-  async cancel(id: string): Promise<void> {
-    const c = await this.ops.cancel(id);
+  /** Best-effort cancel of the tenant's op: a queued op is cancelled at once, a running one is signalled; another tenant's is left alone. */
+  async cancel(s: TenantScope, id: string): Promise<void> {
+    const c = await this.ops.cancel(s, id);
     if (!c) return;
     if (c.was === 'running') this.controllers.get(id)?.abort(new AppError('cancelled'));
-    this.onChange({ id, owner_id: c.owner_id, visible: c.visible });
+    this.onChange({ id, tenant_id: s.tenant_id, owner_id: c.owner_id, visible: c.visible });
   }
 
-  async get(id: string): Promise<Operation | null> {
-    const row = await this.ops.row(id);
+  /** The tenant's op, or null for an unknown id (or another tenant's). */
+  async get(s: TenantScope, id: string): Promise<Operation | null> {
+    const row = await this.ops.row(s, id);
     return row ? present(row) : null;
   }
 
   /**
-   * The visible ops of one owner (all visible ops when ownerId is null), newest
+   * The tenant's visible ops of one owner (all its visible ops when ownerId is null), newest
    * first; with `keyId` only those an API key started (their payload's actor).
    */
-  async listVisible(ownerId: number | null, limit = 100, keyId?: number): Promise<Operation[]> {
-    return (await this.ops.listVisible(ownerId, limit, keyId)).map(present);
+  async listVisible(s: TenantScope, ownerId: number | null, limit = 100, keyId?: number): Promise<Operation[]> {
+    return (await this.ops.listVisible(s, ownerId, limit, keyId)).map(present);
   }
 
-  /** The owner of an op and the API key that started it (null: a person or system work), or undefined for an unknown id. */
-  ownerOf(id: string): Promise<{ owner_id: number | null; key_id: number | null } | undefined> {
-    return this.ops.ownerOf(id);
+  /** The owner of the tenant's op and the API key that started it (null: a person or system work), or undefined for an unknown id. */
+  ownerOf(s: TenantScope, id: string): Promise<{ owner_id: number | null; key_id: number | null } | undefined> {
+    return this.ops.ownerOf(s, id);
   }
 
-  /** An op's payload as queued (a kind's presenter reads what it recorded there), or undefined for an unknown id. */
-  async payloadOf(id: string): Promise<unknown> {
-    const payload = await this.ops.payloadOf(id);
+  /** The tenant's op's payload as queued (a kind's presenter reads what it recorded there), or undefined for an unknown id. */
+  async payloadOf(s: TenantScope, id: string): Promise<unknown> {
+    const payload = await this.ops.payloadOf(s, id);
     return payload === undefined ? undefined : JSON.parse(payload);
+  }
+
+  /**
+   * Whether the op of this id, in whichever tenant holds it, is queued or running: for system work that knows an
+   * op by its id alone (a ZIP build's part file is named by its op).
+   */
+  liveInAnyTenant(id: string): Promise<boolean> {
+    return this.ops.liveInAnyTenant(id);
   }
 
   /** Number of ops running in this process (for the host's activity signal). */
@@ -363,7 +377,7 @@ export class JobQueue {
         // Claim: only one worker moves it from queued to running (on PostgreSQL with a lease).
         this.starting.add(r.id);
         try {
-          await this.claimAndRun(r.id, reg, lane, t);
+          await this.claimAndRun({ tenant_id: r.tenant_id }, r.id, reg, lane, t);
         } finally {
           this.starting.delete(r.id);
         }
@@ -388,21 +402,21 @@ export class JobQueue {
   }
 
   /** Claims one due op and starts it; a claim lost to another worker gives its lane back. */
-  private async claimAndRun(id: string, reg: Registered, lane: Release, t: string): Promise<void> {
-    const claimed = await this.ops.claim(id, this.instanceId, this.leased ? new Date(Date.now() + this.leaseMs).toISOString() : null, t);
+  private async claimAndRun(tenant: TenantScope, id: string, reg: Registered, lane: Release, t: string): Promise<void> {
+    const claimed = await this.ops.claim(tenant, id, this.instanceId, this.leased ? new Date(Date.now() + this.leaseMs).toISOString() : null, t);
     if (this.stopping) {
       // Stopped while the claim was on its way: the op goes back to the queue for the next start.
       lane();
-      if (claimed) await this.giveBack(id, now()).catch(() => 0); // else re-queued at the next start (SQLite) or when its lease passes (PostgreSQL)
+      if (claimed) await this.giveBack(tenant, id, now()).catch(() => 0); // else re-queued at the next start (SQLite) or when its lease passes (PostgreSQL)
       return;
     }
     if (!claimed) return lane();
     try {
-      await this.run(id, reg, lane);
+      await this.run(tenant, id, reg, lane);
     } catch (e) {
       // The database went away between the claim and the start: the op goes back once it answers.
       lane();
-      this.orphans.add(id);
+      this.orphans.set(id, tenant);
       throw e;
     }
   }
@@ -443,8 +457,8 @@ export class JobQueue {
   }
 
   /** Starts a claimed op's handler (resolves once it is running; its outcome is recorded when it ends). */
-  private async run(id: string, reg: Registered, lane: Release): Promise<void> {
-    const row = (await this.ops.row(id))!;
+  private async run(tenant: TenantScope, id: string, reg: Registered, lane: Release): Promise<void> {
+    const row = (await this.ops.row(tenant, id))!;
     const ac = new AbortController();
     this.controllers.set(id, ac);
     reg.running++;
@@ -454,22 +468,23 @@ export class JobQueue {
     let lastWrite = 0;
     // Progress is written in order and before the outcome (a late hint must not land on a finished row).
     let written: Promise<void> = Promise.resolve();
-    const notify = () => this.onChange({ id, owner_id: row.owner_id, visible: !!row.visible });
+    const notify = () => this.onChange({ id, tenant_id: tenant.tenant_id, owner_id: row.owner_id, visible: !!row.visible });
     const ctx: JobContext = {
       id,
       kind: row.kind,
       payload: JSON.parse(row.payload),
+      tenant,
       attempt: row.attempts,
       ownerId: row.owner_id,
       signal: ac.signal,
-      journal: this.journals.of(id),
+      journal: this.journals.of(tenant, id),
       interrupted: () => this.stopping,
       progress: (fraction, bytes, message) => {
         const t = Date.now();
         if (t - lastWrite < PROGRESS_WRITE_MS && fraction < 1) return;
         lastWrite = t;
         written = written
-          .then(() => this.ops.progress(id, Math.max(0, Math.min(1, fraction)), bytes?.done ?? null, bytes?.total ?? null, message ?? null))
+          .then(() => this.ops.progress(tenant, id, Math.max(0, Math.min(1, fraction)), bytes?.done ?? null, bytes?.total ?? null, message ?? null))
           .then(notify, (e) => {
             // progress is a hint: the next report writes it
             if (!isBusy(e)) this.opts.log?.(`op ${id}: a progress write failed`, e);
@@ -483,9 +498,9 @@ export class JobQueue {
       try {
         const result = await reg.handler(ctx);
         if (ac.signal.aborted) throw ac.signal.reason;
-        outcome = () => this.finish(id, 'completed', { result });
+        outcome = () => this.finish(tenant, id, 'completed', { result });
       } catch (err) {
-        outcome = () => this.fail(id, row, reg, err, ac.signal);
+        outcome = () => this.fail(tenant, id, row, reg, err, ac.signal);
       }
       try {
         // A lost lease: the instance that took the op over records its outcome.
@@ -508,49 +523,62 @@ export class JobQueue {
     p.finally(() => this.active.delete(p));
   }
 
-  private async fail(id: string, row: OpsTable, reg: Registered, err: unknown, signal: AbortSignal): Promise<void> {
+  private async fail(tenant: TenantScope, id: string, row: OpsTable, reg: Registered, err: unknown, signal: AbortSignal): Promise<void> {
     const app = isAppError(err) ? err : isAppError(signal.reason) && signal.aborted ? signal.reason : null;
-    const cancelled = (app?.code === 'cancelled' && !this.stopping) || (await this.ops.cancelRequested(id));
+    const cancelled = (app?.code === 'cancelled' && !this.stopping) || (await this.ops.cancelRequested(tenant, id));
     const dbAway = isBusy(err) && !this.stopping;
     if ((this.stopping || dbAway) && !cancelled) {
       // Interrupted by shutdown (resume on next boot), or the database went away under it (run again once it is
       // back: the journal skips finished steps): neither is the op's fault, so no attempt is spent.
-      await this.giveBack(id, dbAway ? new Date(Date.now() + DB_AWAY_RETRY_MS).toISOString() : null);
+      await this.giveBack(tenant, id, dbAway ? new Date(Date.now() + DB_AWAY_RETRY_MS).toISOString() : null);
       if (dbAway) this.opts.log?.(`op ${id} (${row.kind}): the database was away, runs again in ${DB_AWAY_RETRY_MS} ms`);
       return;
     }
-    if (cancelled) return this.finish(id, 'cancelled', {});
+    if (cancelled) return this.finish(tenant, id, 'cancelled', {});
     const attempts = row.attempts;
     const code = app?.code ?? 'internal';
     const text = err instanceof Error ? err.message : String(err);
     if (attempts < row.max_attempts) {
       const delay = Math.min(reg.opts.backoffMs * 2 ** (attempts - 1), 3_600_000);
-      await this.ops.retryLater(id, this.instanceId, new Date(Date.now() + delay).toISOString(), code, app?.params ?? {}, text);
+      await this.ops.retryLater(tenant, id, this.instanceId, new Date(Date.now() + delay).toISOString(), code, app?.params ?? {}, text);
       this.opts.log?.(`op ${id} (${row.kind}) attempt ${attempts} failed, retry in ${delay} ms: ${text}`);
       return;
     }
     this.opts.log?.(`op ${id} (${row.kind}) failed: ${text}`, app ? undefined : err);
-    await this.finish(id, 'failed', { code, params: app?.params ?? {}, text });
+    await this.finish(tenant, id, 'failed', { code, params: app?.params ?? {}, text });
   }
 
   /**
    * Puts this instance's running op back in the queue without spending its attempt (it was not the op's
    * fault), due at `runAt` (null: its old `run_at`). Returns 1 when the row was ours to give back, else 0.
    */
-  private giveBack(id: string, runAt: string | null): Promise<number> {
-    return this.ops.giveBack(id, this.instanceId, runAt);
+  private giveBack(tenant: TenantScope, id: string, runAt: string | null): Promise<number> {
+    return this.ops.giveBack(tenant, id, this.instanceId, runAt);
   }
 
-  private async finish(id: string, status: OpStatus, o: { result?: unknown; code?: string; params?: Params; text?: string }): Promise<void> {
-    const changed = await this.ops.finish(id, this.instanceId, { status, ...o });
+  private async finish(
+    tenant: TenantScope,
+    id: string,
+    status: OpStatus,
+    o: { result?: unknown; code?: string; params?: Params; text?: string },
+  ): Promise<void> {
+    const changed = await this.ops.finish(tenant, id, this.instanceId, { status, ...o });
     // Not ours any more (taken over meanwhile): the journal belongs to the attempt that runs now.
-    if (changed) await this.journals.clear(id);
+    if (changed) await this.journals.clear(tenant, id);
   }
 
   /** Deletes finished ops older than `ms` (a cron keeps the table small). */
   prune(ms: number): Promise<number> {
     return this.ops.prune(new Date(Date.now() - ms).toISOString());
   }
+}
+
+/** An op whose state or progress changed: whose it is, for the frame to its owner in its tenant. */
+export interface OpChange {
+  id: string;
+  tenant_id: number;
+  owner_id: number | null;
+  visible: boolean;
 }
 
 /** Row → the spec's Operation object. */

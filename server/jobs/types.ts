@@ -1,3 +1,4 @@
+import type { TenantScope } from '../db/tenant-tables';
 import type { OpJournal } from './journal';
 
 /**
@@ -21,6 +22,8 @@ export interface JobContext<P = unknown> {
   id: string;
   kind: string;
   payload: P;
+  /** The tenant the op belongs to (its enqueuer's): the handler works in it. */
+  tenant: TenantScope;
   attempt: number;
   ownerId: number | null;
   /** Fires on cancel, on shutdown and on timeout. */
@@ -57,6 +60,12 @@ export interface JobHandlerOptions {
 export type JobHandler<P = any> = (ctx: JobContext<P>) => Promise<unknown>;
 
 export interface EnqueueOptions {
+  /**
+   * The tenant the op belongs to (docs/tenants.md): the person's for their work, the storage's for system work
+   * on one, `DEFAULT_TENANT` for the installation's own (drains, backups). Its progress, list and cancel are
+   * found only there, and its change frames reach only that tenant's subscribers.
+   */
+  tenant: TenantScope;
   priority?: number;
   /** While an op with this key is queued or running, enqueue returns that op instead. */
   dedupKey?: string;

@@ -7,7 +7,8 @@
  * words: `pending`, `running`, `ok`, `failed`, `cancelled`, with `plugin`,
  * `action`, `label`, `outputs`, `open` and errors in the reader's language.
  */
-import { actorSpec, type Actor, type ActorRestorer, type ActorSpec } from '../auth';
+import type { TenantScope } from '../db';
+import { actorSpec, actorTenant, type Actor, type ActorRestorer, type ActorSpec } from '../auth';
 import { AppError, isAppError } from '../errors';
 import type { FileService, Place } from '../files';
 import type { JobQueue, Operation } from '../jobs';
@@ -105,7 +106,12 @@ export class PluginJobs {
       lang,
       ...(opts.page !== undefined && { public: true, page: opts.page }),
     };
-    return this.d.queue.enqueue(PLUGIN_JOB, payload, { ownerId: actor.kind === 'system' ? null : actor.principal.id, visible: true, maxAttempts: 1 });
+    return this.d.queue.enqueue(PLUGIN_JOB, payload, {
+      tenant: actorTenant(actor),
+      ownerId: actor.kind === 'system' ? null : actor.principal.id,
+      visible: true,
+      maxAttempts: 1,
+    });
   }
 
   private async run(
@@ -141,17 +147,17 @@ export class PluginJobs {
     return { outputs: outputs.map((path) => ({ path })), ...(open && { open }), ...(typeof r?.message === 'string' && { message: r.message.slice(0, 500) }) };
   }
 
-  /** A plugin op queued by the public page `shareId`, as `present` shows it; null for any other op. */
-  async ofPage(id: string, shareId: number, lang: Lang): Promise<Operation | null> {
-    const p = (await this.d.queue.payloadOf(id)) as PluginJobPayload | undefined;
-    const op = p?.page === shareId ? await this.d.queue.get(id) : null;
-    return op && op.kind === PLUGIN_JOB ? this.present(op, lang) : null;
+  /** A plugin op queued by the public page of `share` (in its tenant), as `present` shows it; null for any other op. */
+  async ofPage(share: TenantScope & { id: number }, id: string, lang: Lang): Promise<Operation | null> {
+    const p = (await this.d.queue.payloadOf(share, id)) as PluginJobPayload | undefined;
+    const op = p?.page === share.id ? await this.d.queue.get(share, id) : null;
+    return op && op.kind === PLUGIN_JOB ? this.present(share, op, lang) : null;
   }
 
-  /** A plugin op as the spec shows it, in the reader's language; other kinds pass unchanged. */
-  async present(op: Operation, lang: Lang): Promise<Operation> {
+  /** The tenant's plugin op as the spec shows it, in the reader's language; other kinds pass unchanged. */
+  async present(s: TenantScope, op: Operation, lang: Lang): Promise<Operation> {
     if (op.kind !== PLUGIN_JOB) return op;
-    const p = (await this.d.queue.payloadOf(op.id)) as PluginJobPayload | undefined;
+    const p = (await this.d.queue.payloadOf(s, op.id)) as PluginJobPayload | undefined;
     // The app as last read here (no read per op of a list).
     const app = p ? this.d.repo.known(p.plugin) : null;
     const action = app?.manifest.actions.find((a) => a.id === p!.action);

@@ -12,6 +12,7 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { SyncFilesHook, WriteHook } from '../catalogue';
+import type { TenantScope } from '../db';
 import type { JobQueue } from '../jobs';
 import type { SettingsStore } from '../settings';
 import { isInternalPath } from '../lib/paths';
@@ -37,7 +38,8 @@ declare module '../jobs/types' {
 export class ScanPolicy {
   private clamscan: string | null = null;
 
-  constructor(private o: { queue: JobQueue; settings: SettingsStore }) {}
+  /** `tenantOf`: the tenant of a storage's scan ops (its own), undefined once the storage is gone. */
+  constructor(private o: { queue: JobQueue; settings: SettingsStore; tenantOf: (storageId: number) => TenantScope | undefined }) {}
 
   /** Scanning is switched on and the chosen mode has what it needs (no live probe). */
   get active(): boolean {
@@ -57,15 +59,17 @@ export class ScanPolicy {
   /**
    * Queues a scan of one file. `delayMs` schedules it later (the save-scan
    * window); `key` collapses requests while one is queued. Returns the op id,
-   * or null when scanning is off.
+   * or null when scanning is off or the storage is gone.
    */
   async enqueue(storageId: number, rel: string, o: { priority?: number; delayMs?: number; key: string }): Promise<string | null> {
-    if (!this.active) return null;
+    const tenant = this.o.tenantOf(storageId);
+    if (!this.active || !tenant) return null;
     const at = new Date();
     return this.o.queue.enqueue(
       SCAN_JOB,
       { storage_id: storageId, path: rel, at: at.toISOString() },
       {
+        tenant,
         priority: o.priority ?? 0,
         dedupKey: o.key,
         runAt: o.delayMs ? new Date(at.getTime() + o.delayMs) : undefined,
@@ -92,13 +96,18 @@ export class ScanPolicy {
   syncHook(): SyncFilesHook {
     return async (storageId, files) => {
       if (!this.active) return; // a sync of 200,000 files must cost nothing while scanning is off
+      const tenant = this.o.tenantOf(storageId);
+      if (!tenant) return;
       const at = new Date().toISOString();
       // One unit for the batch's scans, not one awaited enqueue per file.
       await this.o.queue.enqueueAll(
         SCAN_JOB,
         files
           .filter((f) => this.eligible(f.path, 'file', f.size))
-          .map((f) => ({ payload: { storage_id: storageId, path: f.path, at }, o: { priority: SYNC_SCAN_PRIORITY, dedupKey: contentKey(storageId, f) } })),
+          .map((f) => ({
+            payload: { storage_id: storageId, path: f.path, at },
+            o: { tenant, priority: SYNC_SCAN_PRIORITY, dedupKey: contentKey(storageId, f) },
+          })),
       );
     };
   }

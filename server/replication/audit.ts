@@ -6,6 +6,7 @@
  * `REPLICA_AUDIT_MISMATCH`, so Fix and the report see it). Paths a rule skips
  * are not audited. The last result is kept in one row and shown in the report.
  */
+import { DEFAULT_TENANT } from '../db';
 import type { ReplicaAudit as ReplicaAuditView } from '../contract';
 import type { EventBus } from '../events';
 import type { JobContext, JobQueue, Scheduler } from '../jobs';
@@ -50,7 +51,7 @@ export class ReplicaAudit {
   /** Queues an audit (one runs at a time); the same request still queued absorbs it. */
   request(kind: 'sample' | 'full', sample = this.settings.get('replica_audit_sample_size')): Promise<string> {
     const key = `replica.audit:${kind}:${kind === 'sample' ? sample : ''}`;
-    return this.queue.enqueue('replica.audit', { kind, sample }, { dedupKey: key, behindRunning: true, priority: -2 });
+    return this.queue.enqueue('replica.audit', { kind, sample }, { tenant: DEFAULT_TENANT, dedupKey: key, behindRunning: true, priority: -2 });
   }
 
   async last(): Promise<AuditResult | null> {

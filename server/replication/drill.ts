@@ -5,6 +5,7 @@
  * the primary by sha256, both streamed. The result is kept in one row and
  * carried by the report; the scratch folder is removed afterwards.
  */
+import { DEFAULT_TENANT } from '../db';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -55,7 +56,7 @@ export class RestoreDrill {
     if (!(await this.repo.linkedStorageIds(p.storage_id)).length)
       throw new AppError('no_backup_target', {}, undefined, 'no storage is backed up to an enabled target');
     const key = `replica.drill:${p.storage_id ?? ''}:${p.rel ?? ''}`;
-    return this.queue.enqueue('replica.drill', p, { dedupKey: key, behindRunning: true, priority: -2 });
+    return this.queue.enqueue('replica.drill', p, { tenant: DEFAULT_TENANT, dedupKey: key, behindRunning: true, priority: -2 });
   }
 
   /** (Re)arms the drill schedule from `cron`; removed when empty (or, logged, when invalid). */

@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
-import { untilFree } from '../db';
+import { DEFAULT_TENANT, untilFree } from '../db';
 import { AppError, isAppError } from '../errors';
 import type { EventBus } from '../events';
 import type { JobContext, JobQueue } from '../jobs';
@@ -203,7 +203,8 @@ export class ReplicationEngine {
     this.pending.clear();
     try {
       // One unit for the tick's copies.
-      const items = batch.map(([base, p]) => ({ payload: p, o: { dedupKey: base, behindRunning: true, priority: -1 } }));
+      // Replication's storages are tenant 1's until its cluster is scoped (ReplicationRepo's TENANT).
+      const items = batch.map(([base, p]) => ({ payload: p, o: { tenant: DEFAULT_TENANT, dedupKey: base, behindRunning: true, priority: -1 } }));
       await untilFree(() => this.d.queue.enqueueAll('replica.copy', items), QUEUE_WAIT_MS);
     } catch (e) {
       // The database held by another program past its wait: the content audit finds these copies later.

@@ -4,6 +4,7 @@
  * only when actionable (unresolved failures, repairs in the last 24 hours,
  * or the legacy single webhook URL set).
  */
+import { DEFAULT_TENANT } from '../db';
 import type { ReplicaFailure, ReplicaReport, ReplicaStatus } from '../contract';
 import { AppError } from '../errors';
 import type { EventBus } from '../events';
@@ -65,7 +66,7 @@ export class RepairService {
     const ids = await this.repo.unresolvedIds();
     await this.queue.enqueueAll(
       'replica_retry',
-      ids.map((id) => ({ payload: { failure_id: id }, o: { dedupKey: `replica_retry:${id}`, priority: -1 } })),
+      ids.map((id) => ({ payload: { failure_id: id }, o: { tenant: DEFAULT_TENANT, dedupKey: `replica_retry:${id}`, priority: -1 } })),
     );
     if (ids.length)
       await this.bus.emit('replica_reconcile_done', {
@@ -93,7 +94,10 @@ export class RepairService {
     // Resolved between this read and the retry: the retry finds it resolved and skips.
     const f = await this.repo.failureByKey(storage_id, rel, op as ReplicaOp);
     if (!f || f.resolved_at) throw new AppError('not_found');
-    return { queued: 1, op_id: await this.queue.enqueue('replica_retry', { failure_id: f.id }, { dedupKey: `replica_retry:${f.id}`, priority: -1 }) };
+    return {
+      queued: 1,
+      op_id: await this.queue.enqueue('replica_retry', { failure_id: f.id }, { tenant: DEFAULT_TENANT, dedupKey: `replica_retry:${f.id}`, priority: -1 }),
+    };
   }
 
   /** Live figures: the recovery point (age of the oldest change not yet replicated), queued copies, unresolved failures. */

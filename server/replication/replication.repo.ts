@@ -254,7 +254,8 @@ export class ReplicationRepo {
   oldestPending(): Promise<{ at: string | null; queued: number }> {
     return this.db.async.read(function* (x) {
       const [ops] = yield* x.sql<{ at: string | null; n: number | string }>(
-        "SELECT min(created_at) AS at, count(*) AS n FROM ops WHERE kind IN ('replica.copy', 'replica_retry') AND status IN ('queued', 'running')",
+        "SELECT min(created_at) AS at, count(*) AS n FROM ops WHERE tenant_id = ? AND kind IN ('replica.copy', 'replica_retry') AND status IN ('queued', 'running')",
+        [TENANT],
       );
       const [fail] = yield* x.sql<{ at: string | null }>('SELECT min(created_at) AS at FROM replica_failures WHERE resolved_at IS NULL');
       const at = [ops?.at, fail?.at].filter((v): v is string => !!v).sort()[0] ?? null;

@@ -8,7 +8,7 @@
  * A restart re-runs it: finding the version it was to install already there,
  * it ends done.
  */
-import { actorSpec, type Actor, type ActorRestorer, type ActorSpec } from '../auth';
+import { actorSpec, actorTenant, type Actor, type ActorRestorer, type ActorSpec } from '../auth';
 import { isAppError } from '../errors';
 import type { JobContext, JobQueue } from '../jobs';
 import type { AppStore, InstallRequest, StoreAction } from './service';
@@ -42,7 +42,7 @@ export class StoreInstallOps {
     return this.d.queue.enqueue(
       INSTALL_JOB,
       { action, req: { ...req, version: v.version }, actor: actorSpec(by) },
-      { ownerId: owner, visible: owner !== null },
+      { tenant: actorTenant(by), ownerId: owner, visible: owner !== null },
     );
   }
 

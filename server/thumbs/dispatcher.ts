@@ -16,6 +16,7 @@
  * batch bound keeps pausing background work and higher-priority ops
  * responsive.
  */
+import { DEFAULT_TENANT } from '../db';
 import type { Governor, JobQueue } from '../jobs';
 import type { SyncFilesHook, ThumbStates, WriteHook, WriteOrigin } from '../catalogue';
 import { kindOf } from './kinds';
@@ -100,7 +101,8 @@ export class ThumbDispatcher {
     if (this.opQueued) return;
     this.opQueued = true;
     try {
-      await this.queue.enqueue(THUMB_JOB, {}, { priority: THUMB_PRIORITY });
+      // One drain for the installation (every tenant's files): the installation's own op, tenant 1's.
+      await this.queue.enqueue(THUMB_JOB, {}, { tenant: DEFAULT_TENANT, priority: THUMB_PRIORITY });
     } catch (e) {
       this.opQueued = false; // not queued: the next write asks again
       throw e;

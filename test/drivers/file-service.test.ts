@@ -37,7 +37,7 @@ function actorDriver(fa: ActorFiles, s: TestServer): StorageDriver {
   const settle = async (res: { ok: true } | { operation_id: string }) => {
     if (!('operation_id' in res)) return;
     await s.server.queue.idle(60_000);
-    const op = await s.server.queue.get(res.operation_id);
+    const op = await s.server.queue.get(DEFAULT_TENANT, res.operation_id);
     if (op?.status !== 'completed') throw new Error(`op ${op?.status}: ${op?.error}`);
   };
   return {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
+import { DEFAULT_TENANT } from '../../server/db';
 import { tempDir } from '../helpers/tools';
 import { readSse, type SseFrame } from '../helpers/sse';
 
@@ -38,7 +39,7 @@ describe('ops routes and the realtime channel', () => {
   test('list, detail, progress frames and cancel (always 200)', async () => {
     const stream = await fetch(`${s.url}/api/events/stream`, { headers: { authorization: `Bearer ${admin}` } });
     assert.match(stream.headers.get('content-type')!, /^text\/event-stream/);
-    const id = await s.server.queue.enqueue('test.steps', { steps: 200 }, { visible: true, ownerId: 1 });
+    const id = await s.server.queue.enqueue('test.steps', { steps: 200 }, { tenant: DEFAULT_TENANT, visible: true, ownerId: 1 });
     const frames = await collect(stream, (f) => f.some((x) => x.event === 'op' && x.data.op.status === 'running'));
     assert.ok(frames.some((f) => f.event === 'op' && f.data.op.id === id));
     const list = await s.api('GET', '/api/files/ops', { token: admin });
@@ -61,9 +62,32 @@ describe('ops routes and the realtime channel', () => {
   test("another user's ops are invisible", async () => {
     await s.api('POST', '/api/admin/users', { token: admin, body: { email: 'o@example.test', username: 'other', password: 'other-password' } });
     const other = await s.login('other', 'other-password');
-    const id = await s.server.queue.enqueue('test.steps', { steps: 1 }, { visible: true, ownerId: 1 });
+    const id = await s.server.queue.enqueue('test.steps', { steps: 1 }, { tenant: DEFAULT_TENANT, visible: true, ownerId: 1 });
     assert.equal((await s.api('GET', `/api/files/ops/${id}`, { token: other })).status, 404);
     assert.deepEqual((await s.api('GET', '/api/files/ops', { token: other })).body.ops, []);
+  });
+
+  test('tenants: an op moved to tenant 2 is not found, listed nor cancelled by its owner in tenant 1; moved back, it is', async () => {
+    // Queued for later, so it stays queued while tenant 1 tries it.
+    const id = await s.server.queue.enqueue(
+      'test.steps',
+      { steps: 1 },
+      { tenant: DEFAULT_TENANT, visible: true, ownerId: 1, runAt: new Date(Date.now() + 600_000) },
+    );
+    const move = (tenant: number) => s.server.db.async.sql('UPDATE ops SET tenant_id = ? WHERE id = ?', [tenant, id]);
+    const listed = async () => (await s.api('GET', '/api/files/ops', { token: admin })).body.ops.map((o: { id: string }) => o.id);
+    assert.equal((await s.api('GET', `/api/files/ops/${id}`, { token: admin })).status, 200);
+    await move(2);
+    const got = await s.api('GET', `/api/files/ops/${id}`, { token: admin });
+    assert.deepEqual([got.status, got.body.error], [404, 'not_found'], 'like a missing op');
+    assert.ok(!(await listed()).includes(id), 'not listed');
+    assert.equal((await s.api('POST', `/api/files/ops/${id}/cancel`, { token: admin })).status, 200, 'best effort, always 200');
+    assert.equal((await s.server.queue.get({ tenant_id: 2 }, id))!.status, 'queued', 'not cancelled from tenant 1');
+    await move(1);
+    assert.equal((await s.api('GET', `/api/files/ops/${id}`, { token: admin })).body.status, 'queued');
+    assert.ok((await listed()).includes(id));
+    await s.api('POST', `/api/files/ops/${id}/cancel`, { token: admin });
+    assert.equal((await s.api('GET', `/api/files/ops/${id}`, { token: admin })).body.status, 'cancelled');
   });
 
   test('a browser with a folder open receives change frames for that folder only', async () => {

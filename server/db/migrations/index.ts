@@ -54,6 +54,7 @@ import { searchGinPending } from './20261207050000-search-gin-pending';
 import { storagesPerTenant } from './20261207050100-storages-per-tenant';
 import { searchKeys } from './20261207080000-search-keys';
 import { shareTombstonesTenant } from './20261207080100-share-tombstones-tenant';
+import { opsDedupPerTenant } from './20261207110200-ops-dedup-per-tenant';
 import { platformOperator } from './20261207110300-platform-operator';
 
 export const MIGRATIONS: Migration[] = [
@@ -108,6 +109,7 @@ export const MIGRATIONS: Migration[] = [
   storagesPerTenant,
   searchKeys,
   shareTombstonesTenant,
+  opsDedupPerTenant,
   platformOperator,
 ];
 

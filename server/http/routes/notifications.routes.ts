@@ -23,17 +23,20 @@ export function notificationRoutes(d: { bell: Bell; maxJsonBytes: number }): Rou
 
   r.get('/', doc({ summary: 'My notifications, newest first (`before` pages by id)', query: listQuery }), async (ctx) => {
     const o = validate(listQuery, ctx.query);
-    const uid = me(ctx).id;
-    ctx.body = { notifications: await d.bell.list(uid, { limit: o.limit, before: o.before, unreadOnly: o.unread }), unread: await d.bell.unreadCount(uid) };
+    const p = me(ctx);
+    ctx.body = {
+      notifications: await d.bell.list(p, p.id, { limit: o.limit, before: o.before, unreadOnly: o.unread }),
+      unread: await d.bell.unreadCount(p, p.id),
+    };
   });
   r.get('/unread-count', doc({ summary: 'How many of my notifications are unread' }), async (ctx) => {
-    ctx.body = { unread: await d.bell.unreadCount(me(ctx).id) };
+    ctx.body = { unread: await d.bell.unreadCount(me(ctx), me(ctx).id) };
   });
   r.post('/read', doc({ summary: 'Mark notifications read (`ids`, or `all: true`)', body: readBody }), async (ctx) => {
     const b = validate(readBody, await readObject(ctx, d.maxJsonBytes));
-    const uid = me(ctx).id;
-    const marked = await d.bell.markRead(uid, 'ids' in b ? b.ids : undefined);
-    ctx.body = { marked, unread: await d.bell.unreadCount(uid) };
+    const p = me(ctx);
+    const marked = await d.bell.markRead(p, p.id, 'ids' in b ? b.ids : undefined);
+    ctx.body = { marked, unread: await d.bell.unreadCount(p, p.id) };
   });
   return r;
 }

@@ -45,7 +45,7 @@ export function realtimeRoutes(d: RealtimeDeps): Router<AppState> {
       stream.write(`retry: 3000\nevent: ready\ndata: ${JSON.stringify({ folder, subscribed: key !== null })}\n\n`);
       const p = me(ctx);
       // A change of the folder in the last seconds is sent at once (RECENT_CHANGE_MS): the page's listing may predate it.
-      const off = d.hub.add({ userId: p.id, isAdmin: p.role === 'admin', folderKey: key, send });
+      const off = d.hub.add({ tenant_id: p.tenant_id, userId: p.id, isAdmin: p.role === 'admin', folderKey: key, send });
       const closeFolder = key !== null ? d.folderOpened?.(a, folder) : undefined;
       const ping = setInterval(() => send({ event: 'ping', data: { t: Date.now() } }), PING_MS);
       const close = () => {

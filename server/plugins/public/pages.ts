@@ -308,7 +308,7 @@ export class AppPages {
   async op(scope: TenantScope, token: string, cred: PageCred, id: string, lang: Lang): Promise<PageOp> {
     const o = await this.d.shares.open(scope, token, 'app');
     await this.d.shares.checkPin(o.share, cred);
-    const op = await this.d.jobs.ofPage(id, o.share.id, lang);
+    const op = await this.d.jobs.ofPage(o.share, id, lang);
     if (!op) throw new AppError('not_found');
     const me = this.d.files.forActor(personActor(o.owner), 'refuse');
     const refOf = new Map(
