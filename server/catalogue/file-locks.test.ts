@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openDatabase } from '../db';
+import { DEFAULT_TENANT, openDatabase } from '../db';
 import { EventBus } from '../events';
 import { AppError } from '../errors';
 import { tempDir } from '../../test/helpers/tools';
@@ -26,7 +26,7 @@ async function setup() {
   const locks = new FileLocks(
     db,
     bus,
-    () => 'Docs',
+    { ofAnyTenant: (id: number) => (id === 1 ? { id, name: 'Docs', ...DEFAULT_TENANT } : undefined), everyTenant: () => [DEFAULT_TENANT] },
     () => {},
   );
   await locks.start();

@@ -19,7 +19,7 @@
  * drop it then). Which storages hold any lock follows from the copy, so the
  * listing of a storage without locks costs nothing more.
  */
-import type { ChangeChannel, Db } from '../db';
+import type { ChangeChannel, Db, TenantScope } from '../db';
 import type { ActorRef, EventBus } from '../events';
 import type { FileLock } from '../contract';
 import { AppError } from '../errors';
@@ -27,6 +27,7 @@ import { randomToken, sha256Hex } from '../lib/crypto';
 import { baseName, parentRel, uiPath } from '../lib/paths';
 import { FileLocksRepo, type LockRow, type PlacedLock } from './file-locks.repo';
 import type { GateEvent } from './gate.repo';
+import type { StorageRef } from './storage-ref';
 
 export type { FileLock };
 
@@ -62,6 +63,15 @@ export function markChange(storageId: number, rel: string): GateEvent {
   return ['folder.changed', { storage_id: storageId, folder: parentRel(rel), kind: 'updated', path: rel, name: baseName(rel) }];
 }
 
+/**
+ * The storages locks are on, whatever their tenant (`StoragesRepo` is one): a lock carries its storage's
+ * tenant, found by a map lookup, and the copy and the expiry sweep cover every tenant that has a storage.
+ */
+export interface LockStorages {
+  ofAnyTenant(id: number): (StorageRef & { name: string }) | undefined;
+  everyTenant(): ReadonlyArray<TenantScope>;
+}
+
 export class FileLocks {
   private repo: FileLocksRepo;
   /** Every lock, by storage then path (a storage's map exists only while it holds one); null until `start`. */
@@ -76,7 +86,7 @@ export class FileLocks {
   constructor(
     db: Db,
     private bus: EventBus,
-    private storageName: (id: number) => string,
+    private storages: LockStorages,
     private log: (msg: string, err?: unknown) => void,
   ) {
     this.repo = new FileLocksRepo(db, bus);
@@ -144,7 +154,7 @@ export class FileLocks {
     const lock: LockRow = { ...row, token_hash: lockTokenHash(token), locked_by: by?.id ?? null, locked_at: new Date().toISOString() };
     let nodeId = 0;
     await this.repo.set(
-      storageId,
+      this.storage(storageId, rel),
       rel,
       lock,
       (node, current) => {
@@ -172,7 +182,7 @@ export class FileLocks {
    */
   async clear(storageId: number, rel: string, plugin: string): Promise<boolean> {
     const cleared = await this.repo.clear(
-      storageId,
+      this.storage(storageId, rel),
       rel,
       (current) => {
         const held = this.live(current);
@@ -244,13 +254,29 @@ export class FileLocks {
     return new AppError('locked', info, info, `locked by ${row.plugin}`);
   }
 
+  /** The storage a lock is on (a storage that is gone: `not_found`, as a file that is not there). */
+  private storage(storageId: number, rel: string): StorageRef {
+    const s = this.storages.ofAnyTenant(storageId);
+    if (!s) throw new AppError('not_found', { path: uiPath(String(storageId), rel) });
+    return s;
+  }
+
+  private storageName(id: number): string {
+    return this.storages.ofAnyTenant(id)?.name ?? String(id);
+  }
+
+  /** Every tenant that has a storage (from the storages' copy: no query). */
+  private tenants(): TenantScope[] {
+    return [...new Set(this.storages.everyTenant().map((s) => s.tenant_id))].map((tenant_id) => ({ tenant_id }));
+  }
+
   /** Reads every lock into the copy and re-arms the timer. A read overtaken by a change here may have missed it: it reads again. */
   private async reload(): Promise<void> {
     let n: number;
     let rows: PlacedLock[];
     do {
       n = ++this.started;
-      rows = await this.repo.all();
+      rows = await this.repo.all(this.tenants());
     } while (n < this.applied);
     this.applied = n;
     const c = new Map<number, Map<string, PlacedLock>>();
@@ -283,7 +309,7 @@ export class FileLocks {
   private async sweep(): Promise<void> {
     this.timer = null;
     try {
-      const gone = await this.repo.sweep(new Date().toISOString(), (r) => [markChange(r.storage_id, r.path)]);
+      const gone = await this.repo.sweep(this.tenants(), new Date().toISOString(), (r) => [markChange(r.storage_id, r.path)]);
       await this.bus.flush();
       await this.reload();
       if (gone > 0) this.channel?.publish(NOTICE, null);

@@ -107,10 +107,10 @@ export function createCatalogue(o: CatalogueOptions) {
       }
     }
   };
-  // A lock's storage name for its message: the lock is reached through its storage, whatever the tenant.
+  // A storage's name for a message: a node is reached through its storage, whatever the tenant.
   const nameOf = (id: number) => repo.ofAnyTenant(id)?.name ?? String(id);
   // Started (awaited) by the composition root before the first request: the access check reads only its copy.
-  const locks = new FileLocks(o.db, o.bus, nameOf, (m, e) => o.log.warn(m, e));
+  const locks = new FileLocks(o.db, o.bus, repo, (m, e) => o.log.warn(m, e));
   const turns = new FolderTurns();
   const engine = new SyncEngine(
     o.db,

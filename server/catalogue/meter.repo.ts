@@ -4,12 +4,14 @@
  * per storage and day that adds to the stored numbers, so instances flushing
  * at once never lose each other's counts.
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { RequestCounts } from '../contract';
+import type { StorageRef } from './storage-ref';
 
-/** Counts to add to one storage's day. */
+/** Counts to add to one storage's day (the row carries its storage's tenant). */
 export interface DayCounts extends RequestCounts {
   storage_id: number;
+  tenant_id: number;
   day: string;
 }
 
@@ -30,7 +32,9 @@ export class MeterRepo {
         .onConflict((oc) =>
           oc
             .columns(['storage_id', 'day'])
-            .doUpdateSet((eb) => Object.fromEntries(COUNTS.map((c) => [c, eb(`storage_requests.${c}`, '+', eb.ref(`excluded.${c}`))]))),
+            .doUpdateSet((eb) => Object.fromEntries(COUNTS.map((c) => [c, eb(`storage_requests.${c}`, '+', eb.ref(`excluded.${c}`))])))
+            // A row of another tenant's storage is never added to (a child carries its storage's tenant).
+            .where('storage_requests.tenant_id', '=', r.tenant_id),
         ),
     );
     await this.db.async.unit(
@@ -42,18 +46,21 @@ export class MeterRepo {
   }
 
   /** The stored counts of one storage's day, or undefined. */
-  async dayCounts(storageId: number, day: string): Promise<RequestCounts | undefined> {
-    const r = await this.db.async.first(this.db.k.selectFrom('storage_requests').select(COUNTS).where('storage_id', '=', storageId).where('day', '=', day));
+  async dayCounts(s: StorageRef, day: string): Promise<RequestCounts | undefined> {
+    const r = await this.db.async.first(
+      this.db.k.selectFrom('storage_requests').select(COUNTS).where('tenant_id', '=', s.tenant_id).where('storage_id', '=', s.id).where('day', '=', day),
+    );
     return r && num(r);
   }
 
   /** The stored days of one storage in [`since`, `until`], newest first. */
-  async days(storageId: number, since: string, until: string): Promise<Array<{ day: string } & RequestCounts>> {
+  async days(s: StorageRef, since: string, until: string): Promise<Array<{ day: string } & RequestCounts>> {
     const rows = await this.db.async.all(
       this.db.k
         .selectFrom('storage_requests')
         .select(['day', ...COUNTS])
-        .where('storage_id', '=', storageId)
+        .where('tenant_id', '=', s.tenant_id)
+        .where('storage_id', '=', s.id)
         .where('day', '>=', since)
         .where('day', '<=', until)
         .orderBy('day', 'desc'),
@@ -62,24 +69,41 @@ export class MeterRepo {
   }
 
   /** The storage's daily budget (0: none). */
-  async budget(storageId: number): Promise<number> {
-    const r = await this.db.async.first(this.db.k.selectFrom('storage_budgets').select('requests_per_day').where('storage_id', '=', storageId));
+  async budget(s: StorageRef): Promise<number> {
+    const r = await this.db.async.first(
+      this.db.k.selectFrom('storage_budgets').select('requests_per_day').where('tenant_id', '=', s.tenant_id).where('storage_id', '=', s.id),
+    );
     return Number(r?.requests_per_day ?? 0);
   }
 
-  /** Every stored budget by storage id. */
-  async budgets(): Promise<Map<number, number>> {
-    const rows = await this.db.async.all(this.db.k.selectFrom('storage_budgets').select(['storage_id', 'requests_per_day']));
+  /** Every stored budget of the tenants by storage id (none given: none). */
+  async budgets(tenants: readonly TenantScope[]): Promise<Map<number, number>> {
+    if (!tenants.length) return new Map();
+    const rows = await this.db.async.all(
+      this.db.k
+        .selectFrom('storage_budgets')
+        .select(['storage_id', 'requests_per_day'])
+        .where(
+          'tenant_id',
+          'in',
+          tenants.map((t) => t.tenant_id),
+        ),
+    );
     return new Map(rows.map((r) => [Number(r.storage_id), Number(r.requests_per_day)]));
   }
 
   /** Stores the storage's daily budget (0: none). */
-  async setBudget(storageId: number, perDay: number): Promise<void> {
+  async setBudget(s: StorageRef, perDay: number): Promise<void> {
     await this.db.async.run(
       this.db.k
         .insertInto('storage_budgets')
-        .values({ storage_id: storageId, requests_per_day: perDay })
-        .onConflict((oc) => oc.column('storage_id').doUpdateSet((eb) => ({ requests_per_day: eb.ref('excluded.requests_per_day') }))),
+        .values({ tenant_id: s.tenant_id, storage_id: s.id, requests_per_day: perDay })
+        .onConflict((oc) =>
+          oc
+            .column('storage_id')
+            .doUpdateSet((eb) => ({ requests_per_day: eb.ref('excluded.requests_per_day') }))
+            .where('storage_budgets.tenant_id', '=', s.tenant_id),
+        ),
     );
   }
 }

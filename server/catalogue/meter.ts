@@ -7,14 +7,16 @@
  * is reset twice and no request is counted in both. Also the daily budget
  * (LIST+HEAD+GET; writes are counted, never budgeted) and the cost estimate.
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import { isBusy } from '../db/busy';
+import { AppError } from '../errors';
 import type { RequestCounts, StorageMeter } from '../contract';
 import type { RequestSink } from '../storage';
 
 export type { RequestCounts };
 import type { StoragesRepo } from './storages.repo';
 import { MeterRepo } from './meter.repo';
+import type { StorageRef } from './storage-ref';
 
 /** US dollars per 1,000 requests of each class, per driver name. */
 export type PriceTable = Record<string, RequestCounts>;
@@ -121,19 +123,19 @@ export class RequestMeter {
     for (const d of this.dirty) if (!d.loaded) d.loading ??= this.load(d);
     await Promise.all([...this.dirty].map((d) => d.loading));
     const today = utcDay(this.now());
-    const sent: Array<{ d: Day; counts: RequestCounts; storage_id: number }> = [];
+    const sent: Array<{ d: Day; counts: RequestCounts; s: StorageRef }> = [];
     for (const d of this.dirty) {
       if (!d.loaded) continue; // the database is away: the next flush tries again
-      const id = this.repo.ofAnyTenantByUid(d.uid)?.id;
+      const s = this.repo.ofAnyTenantByUid(d.uid);
       // A storage still being created has no row yet: its probe's requests wait for the next flush.
-      if (id === undefined) continue;
-      sent.push({ d, counts: d.pending, storage_id: id });
+      if (!s) continue;
+      sent.push({ d, counts: d.pending, s });
       d.pending = zero();
       this.dirty.delete(d);
     }
     try {
       await this.books.add(
-        sent.map((x) => ({ storage_id: x.storage_id, day: x.d.day, ...x.counts })),
+        sent.map((x) => ({ storage_id: x.s.id, tenant_id: x.s.tenant_id, day: x.d.day, ...x.counts })),
         waitMs,
       );
     } catch (e) {
@@ -155,20 +157,28 @@ export class RequestMeter {
     return budgeted(d.total);
   }
 
-  budget(id: number): Promise<number> {
-    return this.books.budget(id);
+  /** Storage `id`'s daily budget (0: none, or no such storage), read in the storage's tenant. */
+  async budget(id: number): Promise<number> {
+    const s = this.repo.ofAnyTenant(id);
+    return s ? this.books.budget(s) : 0;
   }
 
-  /** Every stored budget by storage id (0: none). */
+  /** Every stored budget by storage id (0: none), over every tenant's storages (system work). */
   budgets(): Promise<Map<number, number>> {
-    return this.books.budgets();
+    return this.books.budgets(this.tenants());
+  }
+
+  /** The tenants that have storages (from the storages' copy: no query). */
+  private tenants(): TenantScope[] {
+    return [...new Set(this.repo.everyTenant().map((s) => s.tenant_id))].map((tenant_id) => ({ tenant_id }));
   }
 
   /** Stores the budget (0 = unlimited), shows or clears the "budget spent" reason at once and tells the listeners. */
   async setBudget(id: number, perDay: number): Promise<void> {
-    await this.books.setBudget(id, perDay);
     const s = this.repo.ofAnyTenant(id);
-    if (s && s.status !== 'offline') await this.repo.setStatus(s, id, 'online', await this.blocked(id));
+    if (!s) throw new AppError('not_found', { storage_id: id });
+    await this.books.setBudget(s, perDay);
+    if (s.status !== 'offline') await this.repo.setStatus(s, id, 'online', await this.blocked(id));
     for (const f of this.budgetListeners) f(id);
   }
 
@@ -217,7 +227,7 @@ export class RequestMeter {
     await this.flush();
     const today = utcDay(this.now());
     const since = utcDay(Date.parse(`${today}T00:00:00Z`) - 29 * DAY_MS);
-    const days = await this.books.days(id, since, today);
+    const days = s ? await this.books.days(s, since, today) : [];
     const prices = (s && (this.prices()[s.driver] ?? DEFAULT_PRICES[s.driver])) || zero();
     const week = utcDay(Date.parse(`${today}T00:00:00Z`) - 6 * DAY_MS);
     const recent = days.filter((d) => d.day >= week);
@@ -240,7 +250,7 @@ export class RequestMeter {
   /** One line per metered storage for GET /api/admin/status. */
   async status(): Promise<Array<{ storage_id: number; name: string; used_today: number; budget_per_day: number; exhausted: boolean }>> {
     const metered = this.repo.everyTenant().filter((s) => s.driver !== 'local');
-    const budgets = await this.books.budgets();
+    const budgets = await this.books.budgets(this.tenants());
     return Promise.all(
       metered.map(async (s) => {
         const used = await this.usedToday(s.id);
@@ -268,8 +278,8 @@ export class RequestMeter {
 
   private async load(d: Day): Promise<void> {
     try {
-      const id = this.repo.ofAnyTenantByUid(d.uid)?.id;
-      const row = id === undefined ? undefined : await this.books.dayCounts(id, d.day);
+      const s = this.repo.ofAnyTenantByUid(d.uid);
+      const row = s && (await this.books.dayCounts(s, d.day));
       if (row) for (const c of CLASSES) d.total[c] += row[c];
       d.loaded = true;
     } catch {

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, mkdirSync, openSync, readdirSync, rmdirSync, rmSync, unlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase, openPostgresDatabase, type Db } from '../db';
+import { DEFAULT_TENANT, openDatabase, openPostgresDatabase, type Db } from '../db';
 import type { StorageDriver } from '../storage';
 import { localDriver } from '../storage/drivers/local';
 import { MAX_PATH_CHARS } from '../lib/paths';
@@ -97,8 +97,8 @@ function suite(name: string, open: () => Promise<Db>, close: () => Promise<void>
         await db.async.sql("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (?, 'full', 'running', '')", [id]);
         const run = Number((await db.async.sql<{ id: number }>('SELECT max(id) AS id FROM sync_runs'))[0].id);
         // Finished as the syncer finishes it: the tombstone guard compares with the last completed run.
-        const counts = await engine.full(id, driver, run);
-        await new SyncRunsRepo(db).finish(run, 'completed', counts, null);
+        const counts = await engine.full({ id, ...DEFAULT_TENANT }, driver, run);
+        await new SyncRunsRepo(db).finish({ id: run, ...DEFAULT_TENANT }, 'completed', counts, null);
         return counts;
       };
       const count = async (where: string) =>

@@ -5,7 +5,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPostgresDatabase, type Db } from '../db';
+import { DEFAULT_TENANT, openPostgresDatabase, type Db } from '../db';
 import { NodesRepo } from './nodes.repo';
 import { SyncEngine } from './sync';
 import { needPostgres, startPostgres, type PgCluster } from '../../test/helpers/postgres';
@@ -45,7 +45,7 @@ describe('sync on PostgreSQL', { skip: skip ?? false }, () => {
       },
     };
     await db.async.sql("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (1, 'full', 'running', '')");
-    const counts = await new SyncEngine(db).full(1, driver as never, 1);
+    const counts = await new SyncEngine(db).full({ id: 1, ...DEFAULT_TENANT }, driver as never, 1);
     assert.equal(counts.added, FILES - 1, 'all but the file already there');
     assert.equal(counts.removed, 1, 'only the stale row');
     const rows = await db.async.sql<{ path: string; size: number; mime: string | null }>(

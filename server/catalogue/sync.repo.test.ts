@@ -10,6 +10,7 @@ import { SyncEngine } from './sync';
 import { SyncRunsRepo } from './sync-runs.repo';
 import { NodesRepo } from './nodes.repo';
 import { openTestDb, testStorage, type TestDb } from '../../test/helpers/test-database';
+import { DEFAULT_TENANT } from '../db';
 import { asyncOnly } from '../../test/helpers/async-only';
 
 let t: TestDb;
@@ -51,7 +52,7 @@ test('a full sync, a changed re-sync and a folder revalidation run on db.async a
     ['c', Array(1100).fill(1)],
   ]);
 
-  const first = await engine.full(sid, driver(tree), (await runs.queue(sid)).id);
+  const first = await engine.full({ id: sid, ...DEFAULT_TENANT }, driver(tree), (await runs.queue({ id: sid, ...DEFAULT_TENANT })).id);
   assert.deepEqual(first, { added: 3303, updated: 0, removed: 0, errors: 0, seen: 3303 });
   assert.equal(await count(), 3303);
   assert.equal(added.length, 4, 'one notice per committed batch');
@@ -59,7 +60,7 @@ test('a full sync, a changed re-sync and a folder revalidation run on db.async a
   await sleep(5); // the run below begins after every row above was written
   tree.set('a', Array(1100).fill(2)); // every file of a changed size
   tree.set('c', [...Array(1000).fill(1), ...Array(100).fill(-1)]); // c/file-1000..1099 gone
-  const second = await engine.full(sid, driver(tree), (await runs.queue(sid)).id);
+  const second = await engine.full({ id: sid, ...DEFAULT_TENANT }, driver(tree), (await runs.queue({ id: sid, ...DEFAULT_TENANT })).id);
   assert.deepEqual(second, { added: 0, updated: 1100, removed: 100, errors: 0, seen: 3203 });
   assert.equal(await count(" AND dir = 'a' AND size = 2"), 1100);
   assert.equal(await count(" AND dir = 'c'"), 1000);

@@ -7,13 +7,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '../db';
+import { DEFAULT_TENANT, openDatabase, type Db } from '../db';
 import type { Entry } from '../storage';
 import { NodesRepo } from './nodes.repo';
 import { SyncEngine } from './sync';
 import { FolderTurns } from './folder-turns';
 import { tempDir } from '../../test/helpers/tools';
 
+/** Storage 1 of tenant 1, as the engine takes it. */
+const S1 = { id: 1, ...DEFAULT_TENANT };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const file = (name: string) => ({ name, type: 'file' as const, size: 1, mtime: 1_700_000_000_000 });
 
@@ -68,7 +70,7 @@ test('a full sync keeps what the gate wrote while it walked and removes what was
     const removed: string[] = [];
     const engine = new SyncEngine(f.db, { onRemoved: (id, p) => removed.push(...p.map((x) => `${id}:${x}`)) });
     f.db.sqlite.prepare("INSERT INTO sync_runs (storage_id, kind, status, started_at) VALUES (1, 'full', 'running', '')").run();
-    const counts = await engine.full(1, driver(() => f.nodes.upsert('src/copied', file('copied'))) as never, 1);
+    const counts = await engine.full(S1, driver(() => f.nodes.upsert('src/copied', file('copied'))) as never, 1);
     assert.deepEqual(paths(f.db), ['src', 'src/copied', ...Array.from({ length: 10 }, (_, i) => `src/f${i}`)]);
     assert.equal(counts.removed, 3, 'only the stale row and the gone folder with its file');
     assert.deepEqual(removed, ['1:src/gone', '1:src/stale'], 'the removal hook names the top of each removed subtree once');
@@ -99,7 +101,7 @@ test('a full sync that listed a rename before the gate recorded it waits for the
       recorded = true;
     });
     const renamed = driver(async () => listed(), ['g0', ...Array.from({ length: 9 }, (_, i) => `f${i + 1}`)]);
-    const counts = await engine.full(1, renamed as never, 1);
+    const counts = await engine.full(S1, renamed as never, 1);
     await move;
     assert.ok(recorded);
     assert.equal(idOf('src/g0'), id, 'the moved row keeps its id');
@@ -157,7 +159,7 @@ test('a first sync of an empty catalogue meets a row the gate wrote meanwhile: t
         for (let i = 0; i < 10; i++) yield file(`f${i}`);
       },
     };
-    const counts = await new SyncEngine(db).full(1, backend as never, 1);
+    const counts = await new SyncEngine(db).full(S1, backend as never, 1);
     assert.equal(db.sqlite.prepare('SELECT count(*) FROM nodes WHERE storage_id = 1').pluck().get(), 10);
     assert.equal(counts.added, 9);
     assert.equal(db.sqlite.prepare("SELECT size FROM nodes WHERE path = 'f3'").pluck().get(), 9, 'the gate’s row is not overwritten by the walk’s older view');

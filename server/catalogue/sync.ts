@@ -9,7 +9,8 @@ import type { StorageDriver, WalkEntry } from '../storage';
 import { AppError, isAppError } from '../errors';
 import { isInternalName, isInternalPath, baseName, joinRel, parentRel } from '../lib/paths';
 import { NodesRepo } from './nodes.repo';
-import { SyncRunsRepo } from './sync-runs.repo';
+import { SyncRunsRepo, type RunRef } from './sync-runs.repo';
+import type { StorageRef } from './storage-ref';
 import { SyncNodesRepo, type Existing, type NewNode } from './sync.repo';
 import { mimeOf } from './mime';
 import { FolderTurns } from './folder-turns';
@@ -100,11 +101,13 @@ export class SyncEngine {
    * Full walk of a storage into run `runId`. A missing or unreachable root,
    * or a walk that breaks midway, records an errored run and removes nothing.
    */
-  async full(storageId: number, driver: StorageDriver, runId: number, signal?: AbortSignal): Promise<SyncCounts> {
+  async full(s: StorageRef, driver: StorageDriver, runId: number, signal?: AbortSignal): Promise<SyncCounts> {
+    const storageId = s.id;
+    const run: RunRef = { tenant_id: s.tenant_id, id: runId };
     const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
     const seen = new IdSet();
     const prevCount = await this.rows.count(storageId);
-    const lastSeen = (await this.runs.lastSeen(storageId)) ?? prevCount;
+    const lastSeen = (await this.runs.lastSeen(s)) ?? prevCount;
     const failedDirs: string[] = [];
     const startedAt = new Date().toISOString();
     try {
@@ -118,7 +121,7 @@ export class SyncEngine {
           await this.apply(storageId, batch, seen, counts, startedAt, catalogued ? await catalogued.of(batch) : NO_ROWS);
         });
       let batch: WalkEntry[] = [];
-      for await (const e of this.entries(driver, storageId, runId, counts, failedDirs, signal)) {
+      for await (const e of this.entries(driver, run, counts, failedDirs, signal)) {
         batch.push(e);
         if (batch.length >= BATCH) {
           await applyBatch(batch);
@@ -129,7 +132,7 @@ export class SyncEngine {
       }
       await applyBatch(batch);
     } catch (e) {
-      await this.recordError(runId, '', e);
+      await this.recordError(run, '', e);
       counts.errors++;
       throw e;
     }
@@ -137,7 +140,7 @@ export class SyncEngine {
     // Tombstone guard: a run that saw far fewer entries than the last one is suspect.
     const base = Math.max(lastSeen, 0);
     if (base > 0 && seen.size < TOMBSTONE_RATIO * base) {
-      await this.runs.tripGuard(runId, `saw ${seen.size} of ${base} entries: delete pass skipped`);
+      await this.runs.tripGuard(run, `saw ${seen.size} of ${base} entries: delete pass skipped`);
       return counts;
     }
     // A first sync of an empty catalogue has nothing to tombstone.
@@ -199,14 +202,7 @@ export class SyncEngine {
   }
 
   /** The backend's entries: its flat walk when it has one, else breadth-first listing (errors per folder recorded). */
-  private async *entries(
-    driver: StorageDriver,
-    storageId: number,
-    runId: number,
-    counts: SyncCounts,
-    failedDirs: string[],
-    signal?: AbortSignal,
-  ): AsyncGenerator<WalkEntry> {
+  private async *entries(driver: StorageDriver, run: RunRef, counts: SyncCounts, failedDirs: string[], signal?: AbortSignal): AsyncGenerator<WalkEntry> {
     if (driver.walk) {
       for await (const e of driver.walk('', signal)) if (!isInternalPath(e.path)) yield e;
       return;
@@ -225,11 +221,10 @@ export class SyncEngine {
         if (dir === '') throw err;
         failedDirs.push(dir);
         counts.errors++;
-        await this.recordError(runId, dir, err);
+        await this.recordError(run, dir, err);
       }
       signal?.throwIfAborted();
     }
-    void storageId;
   }
 
   /** One unit of work, retried off the event loop while another program holds the database. */
@@ -384,10 +379,10 @@ export class SyncEngine {
     return out;
   }
 
-  private recordError(runId: number, path: string, e: unknown): Promise<void> {
+  private recordError(run: RunRef, path: string, e: unknown): Promise<void> {
     const code = isAppError(e) ? e.code : 'internal';
     const reason = isAppError(e) ? String(e.params.reason ?? e.message) : e instanceof Error ? e.message : String(e);
-    return this.runs.recordError(runId, path, code, reason);
+    return this.runs.recordError(run, path, code, reason);
   }
 }
 

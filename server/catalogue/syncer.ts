@@ -22,7 +22,7 @@ import { AppError, isAppError } from '../errors';
 import type { Logger } from '../lib/log';
 import type { StoragesRepo, StorageRow } from './storages.repo';
 import type { SyncEngine } from './sync';
-import { SyncRunsRepo, type RunCounts } from './sync-runs.repo';
+import { SyncRunsRepo, type RunCounts, type RunRef } from './sync-runs.repo';
 
 export const SYNC_JOB = 'storage.sync';
 
@@ -138,12 +138,12 @@ export class Syncer {
   /** Queues a full sync; returns its run id (the live run's id when one is already queued or running). */
   async requestSync(id: number): Promise<number> {
     // The op is the storage's tenant's (docs/tenants.md): system work on a storage runs in its tenant.
-    const tenant = this.repo.ofAnyTenant(id);
-    if (!tenant) throw new AppError('not_found', { storage_id: id });
-    const run = await this.runs.queue(id);
+    const s = this.repo.ofAnyTenant(id);
+    if (!s) throw new AppError('not_found', { storage_id: id });
+    const run = await this.runs.queue(s);
     if (!run.made) return run.id;
     this.queuedHere.set(id, run.id);
-    await this.queue.enqueue(SYNC_JOB, { storage_id: id, run_id: run.id }, { tenant, dedupKey: `sync:${id}` });
+    await this.queue.enqueue(SYNC_JOB, { storage_id: id, run_id: run.id }, { tenant: s, dedupKey: `sync:${id}` });
     return run.id;
   }
 
@@ -249,8 +249,9 @@ export class Syncer {
    * "Sync now", its own last poll) never makes it skip.
    */
   private async polledElsewhere(id: number): Promise<boolean> {
-    if (this.db.dialect !== 'postgres') return false;
-    const last = await this.runs.lastFullSince(id, new Date(Date.now() - 0.9 * this.pollDelayMs(id)).toISOString());
+    const s = this.repo.ofAnyTenant(id);
+    if (this.db.dialect !== 'postgres' || !s) return false;
+    const last = await this.runs.lastFullSince(s, new Date(Date.now() - 0.9 * this.pollDelayMs(id)).toISOString());
     return last !== null && last !== this.queuedHere.get(id);
   }
 
@@ -343,19 +344,21 @@ export class Syncer {
   private async runJob(ctx: JobContext<{ storage_id: number; run_id: number }>): Promise<unknown> {
     const { storage_id: id, run_id: runId } = ctx.payload;
     const s = this.repo.ofAnyTenant(id);
+    // A removed storage took its runs along: nothing is left to record.
+    const run: RunRef | undefined = s && { tenant_id: s.tenant_id, id: runId };
     const finish = async (status: 'completed' | 'failed', c: RunCounts, message: string | null) => {
-      await this.runs.finish(runId, status, c, message);
+      if (run) await this.runs.finish(run, status, c, message);
       this.runsFinished[status]++;
     };
-    if (!s || !s.enabled) {
+    if (!s || !run || !s.enabled) {
       await finish('failed', { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 }, 'storage removed or disabled');
       return null;
     }
-    await this.runs.start(runId);
+    await this.runs.start(run);
     const t0 = Date.now();
     try {
       const driver = await this.driverFor(id);
-      const counts = await this.engine.full(id, driver, runId, ctx.signal);
+      const counts = await this.engine.full(s, driver, runId, ctx.signal);
       // The storage's state first: whoever sees the run finished sees the storage as it left it.
       await this.repo.markSynced(s, id);
       await this.online(id);
@@ -369,7 +372,7 @@ export class Syncer {
       return counts;
     } catch (e) {
       const reason = isAppError(e) ? String(e.params.reason ?? e.message) : (e as Error).message;
-      const errs = await this.runs.failure(runId, isAppError(e) ? e.code : 'internal', reason);
+      const errs = await this.runs.failure(run, isAppError(e) ? e.code : 'internal', reason);
       try {
         await this.offline(id, e);
       } finally {

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { TenantRow } from './tenant-tables';
 
 /** Row types of catalogue tables written outside the node rows' repository (see tables.ts). */
 
@@ -32,7 +33,7 @@ export interface TextExtractsTable {
 }
 
 /** catalogue: requests per metered storage and UTC day, by class (catalogue/meter.ts). */
-export interface StorageRequestsTable {
+export interface StorageRequestsTable extends TenantRow {
   storage_id: number;
   /** `YYYY-MM-DD` (UTC). */
   day: string;
@@ -43,7 +44,7 @@ export interface StorageRequestsTable {
 }
 
 /** catalogue: a storage's daily budget of LIST+HEAD+GET requests (0 = unlimited). */
-export interface StorageBudgetsTable {
+export interface StorageBudgetsTable extends TenantRow {
   storage_id: number;
   requests_per_day: number;
 }

@@ -1,8 +1,9 @@
 /** Row types of the protocol gateways' tables (see tables.ts). */
 import type { Generated } from 'kysely';
+import type { TenantRow } from './tenant-tables';
 
 /** gateways (WebDAV): dead properties set by PROPPATCH, per node. */
-export interface DavPropsTable {
+export interface DavPropsTable extends TenantRow {
   storage_id: number;
   /** The node's path in its storage (no leading slash; '' is the storage root). */
   path: string;

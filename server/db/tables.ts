@@ -405,7 +405,7 @@ export interface NodeRemovalsTable {
   removed_at: string;
 }
 /** catalogue: an app's lock on a file (node), see catalogue/file-locks.ts. */
-export interface FileLocksTable {
+export interface FileLocksTable extends TenantRow {
   node_id: number;
   plugin: string;
   plugin_label: string;
@@ -419,7 +419,7 @@ export interface FileLocksTable {
   locked_at: string;
 }
 /** catalogue */
-export interface SyncRunsTable {
+export interface SyncRunsTable extends TenantRow {
   id: Generated<number>;
   storage_id: number;
   kind: Generated<string>;
@@ -435,7 +435,7 @@ export interface SyncRunsTable {
   message: string | null;
 }
 /** catalogue */
-export interface SyncErrorsTable {
+export interface SyncErrorsTable extends TenantRow {
   id: Generated<number>;
   run_id: number;
   path: string;

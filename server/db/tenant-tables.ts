@@ -52,6 +52,12 @@ export const SCOPED = [
   'op_journal',
   'notifications',
   'audit',
+  'storage_requests',
+  'storage_budgets',
+  'sync_runs',
+  'sync_errors',
+  'file_locks',
+  'dav_props',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
@@ -61,13 +67,7 @@ export const TENANT_OWNED = [
   'webhook_deliveries',
   'nodes',
   'node_removals',
-  'file_locks',
   'text_extracts',
-  'storage_requests',
-  'storage_budgets',
-  'sync_runs',
-  'sync_errors',
-  'dav_props',
   'nfs_exports',
   'docserver_saves',
   'replica_targets',

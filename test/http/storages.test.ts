@@ -254,6 +254,37 @@ describe('admin storages, sync runs and access', () => {
       cleanup();
     }
   });
+
+  test("tenants: another tenant's sync run is neither found by its id nor listed; moved back, it is", async () => {
+    const { dir, cleanup } = tempDir('filedock-tenant-runs-');
+    try {
+      writeFileSync(join(dir, 'a.txt'), 'a');
+      const made = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Runs elsewhere', driver: 'local', config: { path: dir } } });
+      assert.equal(made.status, 200, JSON.stringify(made.body));
+      const run = await sync(made.body.id);
+      const listed = async () =>
+        ((await s.api('GET', `/api/admin/sync/runs?storage_id=${made.body.id}`, { token: admin })).body.runs as Array<{ id: number }>).some(
+          (r) => r.id === run.id,
+        );
+      assert.ok(await listed());
+      // Step 2 makes storages in other tenants; until then one is moved there with its runs, as a child carries its storage's tenant.
+      const move = async (tenant: number) => {
+        await s.server.db.async.sql('UPDATE storages SET tenant_id = ? WHERE id = ?', [tenant, made.body.id]);
+        await s.server.db.async.sql('UPDATE sync_runs SET tenant_id = ? WHERE storage_id = ?', [tenant, made.body.id]);
+        await s.server.catalogue.repo.load();
+      };
+      await move(2);
+      const one = await s.api('GET', `/api/admin/sync/runs/${run.id}`, { token: admin });
+      assert.deepEqual([one.status, one.body.error], [404, 'not_found'], 'another tenant’s run answers like a missing one');
+      assert.equal(await listed(), false, 'nor listed');
+      await move(1);
+      assert.equal((await s.api('GET', `/api/admin/sync/runs/${run.id}`, { token: admin })).status, 200);
+      assert.ok(await listed());
+      assert.equal((await s.api('DELETE', `/api/admin/storages/${made.body.id}`, { token: admin })).status, 200);
+    } finally {
+      cleanup();
+    }
+  });
 });
 
 describe('first-boot seeding and fsnotify', () => {

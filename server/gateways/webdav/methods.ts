@@ -11,7 +11,7 @@ import { etagOf, type OpenFile } from '../../files';
 import { DavError } from './errors';
 import { lockTimeout, type LockTable } from './locks';
 import { LIVE, MULTISTATUS_CLOSE, MULTISTATUS_OPEN, PropfindError, activeLock, propRequest, propXml, responseXml, type PropRequest } from './multistatus';
-import type { DeadProps } from './props.repo';
+import type { DavPlace, DeadProps } from './props.repo';
 import { DavRequest, hrefOf, pathOfUrl, type DavCtx } from './request';
 import { DAV, child, inner } from './xml';
 
@@ -27,7 +27,11 @@ type Method = (r: DavRequest, d: MethodDeps) => Promise<void>;
 export const ALLOW = 'OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK';
 
 const isRoot = (path: string) => path === '/' || path.lastIndexOf('/') === 0;
-const place = (r: DavRequest, path = r.path) => r.tree.files.target(path, 'viewer', { passage: true }).place;
+/** The node at `path` with its storage's tenant (its dead properties are that tenant's rows). */
+const place = (r: DavRequest, path = r.path): DavPlace => {
+  const t = r.tree.files.target(path, 'viewer', { passage: true });
+  return { ...t.place, tenant_id: t.storage.tenant_id };
+};
 const xmlBody = (r: DavRequest, status: number, body: string) => {
   r.ctx.status = status;
   r.ctx.type = 'application/xml; charset=utf-8';

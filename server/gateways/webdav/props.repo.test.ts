@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DeadProps } from './props.repo';
+import { DEFAULT_TENANT, type TenantScope } from '../../db';
 import { openTestDb, testStorage } from '../../../test/helpers/test-database';
 
 const NS = 'urn:example';
@@ -10,7 +11,7 @@ test('dead properties: patch, children, copy, move and drop as units of work, on
   const { db, close } = await openTestDb();
   try {
     const s = await testStorage(db);
-    const at = (rel: string) => ({ storage_id: s, rel });
+    const at = (rel: string) => ({ storage_id: s, rel, ...DEFAULT_TENANT });
     const props = new DeadProps(db);
     const names = async (rel: string) => (await props.of(at(rel))).map((p) => `${p.name}=${p.value}`).sort();
 
@@ -45,7 +46,7 @@ test('racing patches and a move: every unit is whole, no row is lost or doubled'
   const { db, close } = await openTestDb();
   try {
     const s = await testStorage(db);
-    const at = (rel: string) => ({ storage_id: s, rel });
+    const at = (rel: string) => ({ storage_id: s, rel, ...DEFAULT_TENANT });
     const props = new DeadProps(db);
     await props.patch(at('src/f.txt'), [set('keep', 'me')]);
     // 20 writers of the same two properties at once: each patch writes both or neither.
@@ -60,6 +61,39 @@ test('racing patches and a move: every unit is whole, no row is lost or doubled'
     assert.equal(moved, 1);
     assert.ok(copied === 0 || copied === 1);
     assert.equal((await props.of(at('src/f.txt'))).length, 0);
+  } finally {
+    await close();
+  }
+});
+
+test('tenants: another tenant’s properties are neither read, listed, replaced, copied, moved nor dropped', async () => {
+  const { db, close } = await openTestDb();
+  try {
+    const T2: TenantScope = { tenant_id: 2 };
+    const s1 = await testStorage(db, 'Same');
+    const s2 = await testStorage(db, 'Same', T2);
+    const props = new DeadProps(db);
+    const mine = (rel: string) => ({ storage_id: s1, rel, ...DEFAULT_TENANT });
+    const theirs = (rel: string) => ({ storage_id: s2, rel, ...T2 });
+    // Tenant 1 naming tenant 2's storage by its id.
+    const guessed = (rel: string) => ({ storage_id: s2, rel, ...DEFAULT_TENANT });
+    await props.patch(mine('doc'), [set('colour', 'red')]);
+    await props.patch(theirs('doc'), [set('colour', 'blue')]);
+    await props.patch(theirs('dir/x'), [set('colour', 'green')]);
+    const names = async (p: ReturnType<typeof mine>) => (await props.of(p)).map((r) => `${r.name}=${r.value}`);
+    assert.deepEqual(await names(mine('doc')), ['colour=red']);
+    assert.deepEqual(await names(theirs('doc')), ['colour=blue']);
+    assert.deepEqual(await names(guessed('doc')), [], 'not read');
+    assert.equal((await props.children(guessed('dir'))).size, 0, 'not listed');
+    await props.patch(guessed('doc'), [set('colour', 'stolen')]);
+    await props.patch(guessed('doc'), [{ ns: NS, name: 'colour', value: null }]);
+    assert.deepEqual(await names(theirs('doc')), ['colour=blue'], 'neither replaced nor removed');
+    await props.transfer(guessed('dir'), mine('copy'), false);
+    assert.deepEqual(await names(mine('copy/x')), [], 'not copied out');
+    await props.transfer(guessed('dir'), mine('moved'), true);
+    await props.drop(guessed(''));
+    assert.deepEqual(await names(theirs('dir/x')), ['colour=green'], 'neither moved nor dropped');
+    assert.deepEqual(await names(theirs('doc')), ['colour=blue']);
   } finally {
     await close();
   }

@@ -136,10 +136,10 @@ export function adminStorageRoutes(d: { catalogue: Catalogue; maxJsonBytes: numb
     ctx.body = { grants: d.catalogue.repo.grants(me(ctx), id) };
   });
   r.get('/sync/runs', doc({ summary: 'Sync runs (filter by storage, paging)', query: runsQuery }), async (ctx) => {
-    ctx.body = { runs: await d.catalogue.syncer.runs.list(validate(runsQuery, ctx.query)) };
+    ctx.body = { runs: await d.catalogue.syncer.runs.list(me(ctx), validate(runsQuery, ctx.query)) };
   });
   r.get('/sync/runs/:id', doc({ summary: 'One sync run with per-error detail' }), async (ctx) => {
-    const run = await d.catalogue.syncer.runs.detail(idOf(ctx));
+    const run = await d.catalogue.syncer.runs.detail(me(ctx), idOf(ctx));
     if (!run) throw new AppError('not_found');
     ctx.body = run;
   });
