@@ -18,6 +18,11 @@ test('the platform routes: the installation’s routes are listed, a tenant’s 
     ['GET', '/api/admin/auth/oidc'],
     ['PATCH', '/api/admin/protection'],
     ['PATCH', '/api/admin/app-store/config'],
+    // The routers match regardless of case and of a trailing slash: so must the gate.
+    ['GET', '/API/Admin/Update'],
+    ['patch', '/api/admin/gateways/settings/'],
+    ['PATCH', '/api/admin/app-store/config/'],
+    ['POST', '/api/admin/webhooks/legacy/'],
   ];
   const tenant: Array<[string, string]> = [
     ['GET', '/api/admin/users'],

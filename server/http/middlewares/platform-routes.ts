@@ -20,21 +20,24 @@ export const PLATFORM_ROUTES: readonly RegExp[] = [
   route(ANY, 'api/admin/update(/|$)'),
   // Gateway listeners and how they show encrypted folders (one set of ports for every tenant); NFS exports are a tenant's.
   route(ANY, 'api/admin/gateways/?$'),
-  route(ANY, 'api/admin/gateways/settings$'),
+  route(ANY, 'api/admin/gateways/settings/?$'),
   // The status page and the metrics export.
   route(ANY, 'api/admin/status(/|$)'),
   route(ANY, 'api/admin/metrics(/|$)'),
   route(ANY, 'metrics(/|$)'),
   // Global settings (the `settings` table is the installation's until settings are per tenant).
   route(ANY, 'api/admin/(uplink|governor|homes|backups|external|meter/prices|auth/settings|auth/oidc|replica/settings)(/|$)'),
-  route(ANY, 'api/admin/(app-plugins|app-store)/config$'),
+  route(ANY, 'api/admin/(app-plugins|app-store)/config/?$'),
   route(WRITE, 'api/admin/(protection|assistant)(/|$)'),
-  route(WRITE, 'api/admin/webhooks/legacy$'),
+  route(WRITE, 'api/admin/webhooks/legacy/?$'),
 ];
 
-/** Whether `METHOD path` is a platform route. */
+/**
+ * Whether `METHOD path` is a platform route. The routers match paths case-insensitively and with or without a
+ * trailing slash, so this does too: `/API/ADMIN/UPDATE` reaches the update route and must meet the gate.
+ */
 export const isPlatformRoute = (method: string, path: string): boolean => {
-  const line = `${method} ${path}`;
+  const line = `${method.toUpperCase()} ${path.toLowerCase()}`;
   return PLATFORM_ROUTES.some((re) => re.test(line));
 };
 
