@@ -13,7 +13,8 @@
  * on one, tenant 1's for the installation's own. A statement about one op names its tenant; the pump knows
  * it from `due` and `renewLeases`. The queue's own work over every tenant's rows (the pump's pick, the
  * boot's and the leases' re-queue, the metrics' depth, idleness, pruning) says so in its text with the SQL
- * comment `every tenant_id`, so grep finds each statement that spans tenants on purpose.
+ * comment `every tenant` (test/architecture/tenant-scope.test.ts accepts it in place of a `tenant_id` term), so
+ * grep finds each statement that spans tenants on purpose.
  */
 import type { AsyncDb, Db, Tx, Unit } from '../db';
 import type { TenantScope } from '../db/tenant-tables';
@@ -146,7 +147,7 @@ export class OpsRepo {
   /** A boot with no other server on the database (always on SQLite): every running op was cut short. */
   async requeueAllRunning(): Promise<void> {
     await this.async.sql(
-      "UPDATE ops /* every tenant_id */ SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running'",
+      "UPDATE ops /* every tenant */ SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running'",
       [now(), now()],
     );
   }
@@ -155,7 +156,7 @@ export class OpsRepo {
   async requeueExpired(): Promise<number> {
     const t = now();
     const rows = await this.async.sql(
-      "UPDATE ops /* every tenant_id */ SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?) RETURNING id",
+      "UPDATE ops /* every tenant */ SET status = 'queued', lease_owner = NULL, lease_until = NULL, run_at = ?, updated_at = ? WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?) RETURNING id",
       [t, t, t],
     );
     return rows.length;
@@ -164,7 +165,7 @@ export class OpsRepo {
   /** Renews the leases `owner` (this instance) still holds, in every tenant; the ops it holds, with their tenant and cancel flag. */
   async renewLeases(owner: string, until: string): Promise<Array<{ id: string; tenant_id: number; cancel_requested: number }>> {
     const rows = await this.async.sql<{ id: string; tenant_id: unknown; cancel_requested: unknown }>(
-      "UPDATE ops /* every tenant_id */ SET lease_until = ? WHERE lease_owner = ? AND status = 'running' RETURNING id, tenant_id, cancel_requested",
+      "UPDATE ops /* every tenant */ SET lease_until = ? WHERE lease_owner = ? AND status = 'running' RETURNING id, tenant_id, cancel_requested",
       [until, owner],
     );
     return rows.map((r) => ({ id: r.id, tenant_id: num(r.tenant_id), cancel_requested: num(r.cancel_requested) }));
@@ -244,7 +245,7 @@ export class OpsRepo {
   /** Queued and running ops per kind and status, across every instance and tenant (the installation's metrics). */
   async depth(): Promise<Array<{ kind: string; status: 'queued' | 'running'; n: number }>> {
     const rows = await this.async.sql<{ kind: string; status: 'queued' | 'running'; n: unknown }>(
-      "SELECT kind, status, count(*) AS n FROM ops /* every tenant_id */ WHERE status IN ('queued','running') GROUP BY kind, status",
+      "SELECT kind, status, count(*) AS n FROM ops /* every tenant */ WHERE status IN ('queued','running') GROUP BY kind, status",
     );
     return rows.map((r) => ({ kind: r.kind, status: r.status, n: num(r.n) }));
   }
@@ -252,7 +253,7 @@ export class OpsRepo {
   /** Queued and running ops of these kinds in every tenant, oldest first (the installation's host keeps awake for them). */
   async liveOfKinds(kinds: string[], limit: number): Promise<OpsTable[]> {
     const rows = await this.async.sql<Record<string, unknown>>(
-      `SELECT * FROM ops /* every tenant_id */ WHERE status IN ('queued','running') AND kind IN (${this.kindsIn}) ORDER BY created_at LIMIT ?`,
+      `SELECT * FROM ops /* every tenant */ WHERE status IN ('queued','running') AND kind IN (${this.kindsIn}) ORDER BY created_at LIMIT ?`,
       [JSON.stringify(kinds), limit],
     );
     return rows.map(toRow);
@@ -261,7 +262,7 @@ export class OpsRepo {
   /** Ops running or due by `soon`, in every tenant. */
   async busy(soon: string): Promise<number> {
     const [r] = await this.async.sql<{ n: unknown }>(
-      "SELECT count(*) AS n FROM ops /* every tenant_id */ WHERE status = 'running' OR (status = 'queued' AND run_at <= ?)",
+      "SELECT count(*) AS n FROM ops /* every tenant */ WHERE status = 'running' OR (status = 'queued' AND run_at <= ?)",
       [soon],
     );
     return num(r!.n);
@@ -273,7 +274,7 @@ export class OpsRepo {
    */
   async due(t: string, kinds: string[], paused: boolean): Promise<Array<{ id: string; tenant_id: number; kind: string; priority: number }>> {
     const rows = await this.async.sql<{ id: string; tenant_id: unknown; kind: string; priority: unknown }>(
-      `SELECT id, tenant_id, kind, priority FROM ops /* every tenant_id */ WHERE status = 'queued' AND run_at <= ? AND kind IN (${this.kindsIn}) AND (? = 0 OR priority >= 0)
+      `SELECT id, tenant_id, kind, priority FROM ops /* every tenant */ WHERE status = 'queued' AND run_at <= ? AND kind IN (${this.kindsIn}) AND (? = 0 OR priority >= 0)
          ORDER BY priority DESC, run_at, created_at LIMIT 50`,
       [t, JSON.stringify(kinds), paused ? 1 : 0],
     );
@@ -300,7 +301,7 @@ export class OpsRepo {
 
   /** When the next queued op of any tenant is due (null: none queued). */
   async nextDue(): Promise<string | null> {
-    const [next] = await this.async.sql<{ t: string | null }>("SELECT min(run_at) AS t FROM ops /* every tenant_id */ WHERE status = 'queued'");
+    const [next] = await this.async.sql<{ t: string | null }>("SELECT min(run_at) AS t FROM ops /* every tenant */ WHERE status = 'queued'");
     return next?.t ?? null;
   }
 
@@ -356,13 +357,13 @@ export class OpsRepo {
 
   /** Whether an op of any tenant with this id is queued or running (system work that knows an op by its id alone). */
   async liveInAnyTenant(id: string): Promise<boolean> {
-    return (await this.async.sql("SELECT 1 FROM ops /* every tenant_id */ WHERE id = ? AND status IN ('queued','running')", [id])).length > 0;
+    return (await this.async.sql("SELECT 1 FROM ops /* every tenant */ WHERE id = ? AND status IN ('queued','running')", [id])).length > 0;
   }
 
   /** Deletes every tenant's finished ops that ended before `before`; how many. */
   async prune(before: string): Promise<number> {
     const rows = await this.async.sql(
-      "DELETE FROM ops /* every tenant_id */ WHERE status IN ('completed','failed','cancelled') AND finished_at < ? RETURNING id",
+      "DELETE FROM ops /* every tenant */ WHERE status IN ('completed','failed','cancelled') AND finished_at < ? RETURNING id",
       [before],
     );
     return rows.length;
