@@ -152,13 +152,22 @@ export class SyncEngine {
   }
 
   /** Revalidates one folder against the backend (opened folder, ondemand, watcher). Returns whether anything changed. */
-  folder(storageId: number, driver: StorageDriver, dir: string): Promise<SyncCounts> {
+  async folder(storageId: number, driver: StorageDriver, dir: string): Promise<SyncCounts> {
     // Rows written from here on are kept whatever the listing says: taken before waiting for the folder's turn.
     const startedAt = new Date().toISOString();
-    return this.turns.run(storageId, [dir], () => this.folderNow(storageId, driver, dir, startedAt));
+    const checked = await this.turns.run(storageId, [dir], () => this.folderNow(storageId, driver, dir, startedAt));
+    // Waited for once the folder's turn is given back: publishing runs every pending event's listeners, and
+    // none of them may wait behind a turn held for it.
+    await Promise.all(checked.told);
+    return checked.counts;
   }
 
-  private async folderNow(storageId: number, driver: StorageDriver, dir: string, startedAt: string): Promise<SyncCounts> {
+  private async folderNow(
+    storageId: number,
+    driver: StorageDriver,
+    dir: string,
+    startedAt: string,
+  ): Promise<{ counts: SyncCounts; told: Array<Promise<void> | void> }> {
     const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
     const listed: WalkEntry[] = [];
     for await (const e of driver.list(dir)) if (!isInternalName(e.name)) listed.push({ ...e, path: joinRel(dir, e.name) });
@@ -185,9 +194,8 @@ export class SyncEngine {
       told.push(this.hooks.onFoldersChanged?.(storageId, [dir]));
       if (paths.length) this.hooks.onRemoved?.(storageId, paths);
     }
-    await Promise.all(told);
     counts.seen = listed.length;
-    return counts;
+    return { counts, told };
   }
 
   /**
