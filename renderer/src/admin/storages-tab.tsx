@@ -33,8 +33,9 @@ export function StoragesTab() {
         const run = await admin.syncRun(run_id);
         if (run.finished_at) break;
       }
-      toast.info(t('storage.sync_done'));
+      // The list first: whoever reads "Sync finished." sees the new "Last sync" beside it.
       await load();
+      toast.info(t('storage.sync_done'));
     } catch (e) {
       toast.error(e);
     }
