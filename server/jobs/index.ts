@@ -1,4 +1,5 @@
-export { JobQueue, present as presentOp, type OpChange } from './queue';
+export { JobQueue, type OpChange } from './queue';
+export { present as presentOp } from './present';
 export { Scheduler } from './scheduler';
 export { governorHostStatus } from './governor-host';
 export { Governor, MAX_LANES, type GovernorStatus, type PowerOverride, type Release } from './governor';
