@@ -150,8 +150,8 @@ const both =
   process.env.TEST_DATABASE !== 'postgres' &&
   (process.env.CI === 'true' || process.env.CI === '1' || process.env.TEST_BOTH_DATABASES === '1');
 /**
- * Writes every file's wall time of this run to test-timings.json (gitignored) and prints the ten slowest:
- * where the run's time goes, per phase.
+ * Writes every file's wall and CPU time of this run to test-timings.json (gitignored), prints the ten slowest
+ * and each phase's sums: where the run's time goes, and whether the cores or the waits bound it.
  */
 function recordTimings() {
   const rows = [];
@@ -167,6 +167,11 @@ function recordTimings() {
   const s = (ms) => `${(ms / 1000).toFixed(1)} s`.padStart(8);
   console.log(`\n# The ten slowest test files (of ${rows.length}; all in test-timings.json):`);
   for (const r of rows.slice(0, 10)) console.log(`#${s(r.ms)}  ${r.phase === 'SQLite' ? '' : `[${r.phase}] `}${r.file}${r.ok ? '' : ' (failed)'}`);
+  for (const phase of new Set(rows.map((r) => r.phase))) {
+    const of = rows.filter((r) => r.phase === phase);
+    const sum = (k) => of.reduce((t, r) => t + (r[k] ?? 0), 0);
+    console.log(`# ${phase}: ${of.length} files, ${s(sum('ms')).trim()} of file wall time, ${s(sum('cpuMs')).trim()} of CPU`);
+  }
 }
 
 /**
