@@ -3,6 +3,7 @@
  * failure; on a developer machine the test skips with the apt package to install.
  */
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,4 +46,11 @@ export function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** A fresh OpenSSH `ssh-ed25519` public key line (string type, string key: RFC 8709). */
+export function sshKeyLine(comment = 'test@test'): string {
+  const raw = Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!, 'base64url');
+  const str = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
+  return `ssh-ed25519 ${Buffer.concat([str(Buffer.from('ssh-ed25519')), str(raw)]).toString('base64')} ${comment}`;
 }

@@ -7,14 +7,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { addLocalStorages, bootSignedIn, type ChildApi, type ChildServer } from '../helpers/child-server';
 import { startS3rver, s3rverConfig, type S3rver } from '../helpers/s3rver';
 import { startFakeAnthropic, type FakeLlm } from '../helpers/fake-llm';
-import { tempDir } from '../helpers/tools';
+import { sshKeyLine, tempDir } from '../helpers/tools';
 
 const root = new URL('../..', import.meta.url).pathname;
 const RECORDER = join(root, 'scripts/load-recorder.mjs');
@@ -38,13 +37,6 @@ const OPTIONAL = [
   'yaml',
   'sharp',
 ];
-/** A fresh OpenSSH `ssh-ed25519` public key line (string type, string key: RFC 8709). */
-function sshKeyLine(): string {
-  const raw = Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x!, 'base64url');
-  const str = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
-  return `ssh-ed25519 ${Buffer.concat([str(Buffer.from('ssh-ed25519')), str(raw)]).toString('base64')} lazy@test`;
-}
-
 /** The packages (by name) among the module files recorded in `file`. */
 function packagesIn(file: string): Set<string> {
   const out = new Set<string>();
@@ -118,7 +110,7 @@ describe('optional subsystems load on first use (built service)', { timeout: 180
     assert.equal(mcp.status, 200, await mcp.text());
     assert.deepEqual(loaded(record, ['@modelcontextprotocol/sdk']), ['@modelcontextprotocol/sdk']);
 
-    const ssh = await api('POST', '/api/auth/ssh-keys', { name: 'laptop', public_key: sshKeyLine() });
+    const ssh = await api('POST', '/api/auth/ssh-keys', { name: 'laptop', public_key: sshKeyLine('lazy@test') });
     assert.equal(ssh.status, 201, JSON.stringify(ssh.body));
     assert.deepEqual(loaded(record, ['ssh2']), ['ssh2']);
     assert.deepEqual(loaded(record, ['nodemailer', 'pg', 'openid-client', 'webdav', 'basic-ftp', 'sharp']), [], 'unused subsystems stay unloaded');
