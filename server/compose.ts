@@ -11,7 +11,17 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from './config';
-import { DEFAULT_TENANT, InstancesRepo, cliAppName, localChannel, openDatabase, openPgChannel, openPostgresDatabase, serverAppName } from './db';
+import {
+  DEFAULT_TENANT,
+  InstancesRepo,
+  type TenantScope,
+  cliAppName,
+  localChannel,
+  openDatabase,
+  openPgChannel,
+  openPostgresDatabase,
+  serverAppName,
+} from './db';
 import { randomBytes } from 'node:crypto';
 import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from './events';
 import { attachAudit } from './audit';
@@ -23,6 +33,7 @@ import {
   createCatalogue,
   parseItems,
   storageSummary,
+  storageTenant,
   RequestMeter,
   StoragesRepo,
   TextExtractsRepo,
@@ -309,7 +320,16 @@ export async function compose(config: Config, opts: ComposeOptions) {
     // Every account-creating door (admin, CLI, sign-up, OIDC) ends in UsersService.create: the home is made there.
     const homes = new Homes({ files, settings, db, log: (_l, msg, e) => log.warn(e ? `${msg}: ${(e as Error).message ?? e}` : msg) });
     auth.users.onCreated((u) => homes.provision(u));
-    const { service: thumbs, ready: thumbToolsKnown } = createThumbs({ db, ops, bus, cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
+    const { service: thumbs, ready: thumbToolsKnown } = createThumbs({
+      db,
+      ops,
+      bus,
+      tenantOf: (id) => storageTenant(catalogue.repo, id),
+      cacheDir: dirs.thumbs,
+      secretKey,
+      urlTtlMs: config.thumbsUrlTtl,
+      log,
+    });
     thumbDispatch.register(thumbs);
     textIndex.register(ops);
     const docserver = createDocserver({
@@ -370,18 +390,18 @@ export async function compose(config: Config, opts: ComposeOptions) {
     cleanups.unshift(() => shares.zips.stopAll());
     cleanups.unshift(() => shares.guard.stop());
     const bell = new Bell(db, (t, uid, n) => hub.toUser(t, uid, { event: 'notification', data: n }));
-    // The bell and the infection mail reach tenant 1's admins: per tenant once events carry their tenant (docs/tenants.md).
-    const admins = async () => (await auth.repo.list(DEFAULT_TENANT, { role: 'admin', limit: 1000 })).filter((u) => !u.disabled);
-    attachBell(bus, bell, { admins: async () => (await admins()).map((u) => u.id), dropOwner: (id) => [id] });
+    // The bell and the infection mail reach the admins of the event's tenant (docs/tenants.md).
+    const admins = async (t: TenantScope) => (await auth.repo.list(t, { role: 'admin', limit: 1000 })).filter((u) => !u.disabled);
+    attachBell(bus, bell, { admins: async (t) => (await admins(t)).map((u) => u.id), dropOwner: (id) => [id] });
     const webhooks = new Webhooks(db, queue, { targets: () => protection.webhooks.forDelivery(), log: logFn });
     webhooks.attach(bus);
-    attachInfectionMail(bus, mailer, async () => (await admins()).map((u) => u.email), logFn);
+    attachInfectionMail(bus, mailer, async (t) => (await admins(t)).map((u) => u.email), logFn);
     const updater = createUpdater({
       ...updaterOptionsFromConfig(config),
       snapshotDb: (base) => db.snapshot(base),
       // An automatic upgrade waits while long ops run (docs/desktop.md, "Keeping the computer awake").
       busy: () => queue.runningKeepingAwake().length > 0,
-      emit: (event, payload) => void bus.emit(event, payload as never),
+      emit: (event, payload) => void bus.emit(DEFAULT_TENANT, event, payload as never),
       log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
     });
     const appPlugins = createAppPlugins({

@@ -388,7 +388,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     scheduler.every('thumbs.sweep', config.thumbsSweepInterval, () => void thumbs.sweep());
     scheduler.every('pdf.sweep', 3_600_000, () => void pdfs.sweep());
     scheduler.every('uploads.sweep', 3_600_000, () => void uploads.sweep());
-    scheduler.every('webhooks.prune', 86_400_000, () => void webhooks.prune(30 * 86_400_000));
+    scheduler.every(
+      'webhooks.prune',
+      86_400_000,
+      perTenant((t) => webhooks.prune(t, 30 * 86_400_000)),
+    );
     scheduler.every('shares.sweep', 3_600_000, perTenant(shares.sweep));
     scheduler.every('assistant.sweep', 3_600_000, async () => void (await sv.assistant.sweep()));
     scheduler.every('sharezip.warm', 5 * 60_000, async () => void shares.zips.warm(await tenants.list()));

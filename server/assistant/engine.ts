@@ -11,7 +11,7 @@
  * whatever the model then asks passes the same parsing, permission checks and
  * approvals as any other call.
  */
-import { actorRef, type Actor } from '../auth';
+import { actorRef, actorTenant, type Actor } from '../auth';
 import { AppError, isAppError } from '../errors';
 import type { EventBus } from '../events';
 import { t } from '../lib/i18n';
@@ -189,7 +189,7 @@ export class ChatEngine {
   }
 
   audit(run: Pick<Run, 'actor' | 'providerName' | 'model'>, path: string, bytes: number): void {
-    void this.d.bus.emit('audit', {
+    void this.d.bus.emit(actorTenant(run.actor), 'audit', {
       action: 'assistant.content_sent',
       actor: actorRef(run.actor),
       request: run.actor.kind === 'system' ? undefined : run.actor.request,

@@ -2,24 +2,21 @@
  * Append-only audit log. It is a subscriber of the event bus (`audit` events),
  * so domain modules announce what happened and never write this table.
  */
-import { DEFAULT_TENANT, isBusy, untilFree, type Db, type TenantScope } from '../db';
+import { isBusy, untilFree, type Db, type TenantScope } from '../db';
 import type { AuditEvent } from '../contract';
 import type { EventBus, AuditPayload } from '../events';
 import { AuditRepo, type AuditQuery } from './audit.repo';
 
 export type { AuditEvent, AuditQuery };
 
-/**
- * Subscribes the audit writer to the bus. It writes in tenant 1 until an event carries its tenant (the
- * outbox row's, docs/tenants.md "Step 1: what is left"): then in the actor's.
- */
+/** Subscribes the audit writer to the bus. A row is written in its event's tenant (the actor's: docs/tenants.md). */
 export function attachAudit(db: Db, bus: EventBus): void {
   const repo = new AuditRepo(db);
   bus.on('audit', async (p, m) => {
     // Work done through an API key names the key in `meta.key_id`.
     const meta = p.actor?.key_id !== undefined ? { ...p.meta, key_id: p.actor.key_id } : (p.meta ?? {});
     const write = () =>
-      repo.insert(DEFAULT_TENANT, {
+      repo.insert(m.tenant, {
         ts: m.at,
         user_id: p.actor?.id ?? null,
         user_email: p.actor?.email ?? null,

@@ -89,7 +89,7 @@ export class AuthService {
     await this.throttle.succeed(login);
     const p = await this.repo.principal(u, u.id, `${protocol}:${u.id}`);
     if (!p) throw new AppError('account_disabled');
-    await this.bus.emit('audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind: protocol } });
+    await this.bus.emit(u, 'audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind: protocol } });
     return p;
   }
 
@@ -118,7 +118,7 @@ export class AuthService {
     const ok = await this.throttle.gate(() => verifyPassword(password, u?.auth_driver === 'oidc' ? null : (u?.password_hash ?? null)));
     if (!u || !ok) {
       const left = await this.throttle.fail(login, req.ip);
-      await this.bus.emit('audit', {
+      await this.bus.emit(s, 'audit', {
         action: 'auth.failed',
         actor: u ? { id: u.id, email: u.email } : null,
         request: req,
@@ -148,7 +148,7 @@ export class AuthService {
 
   async logout(p: Principal, req: RequestMeta): Promise<void> {
     await this.sessions.revoke(p, p.sessionId);
-    await this.bus.emit('audit', { action: 'auth.logout', actor: { id: p.id, email: p.email }, request: req });
+    await this.bus.emit(p, 'audit', { action: 'auth.logout', actor: { id: p.id, email: p.email }, request: req });
   }
 
   /** True while tenant `s` has no user (the setup page is offered). */
@@ -253,7 +253,7 @@ export class AuthService {
   async issue(u: UserRow, req: RequestMeta, kind: string, meta: Record<string, unknown> = {}): Promise<LoginResult> {
     // Session and audit record in one unit of work: both commit or neither.
     const audit = { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind, ...meta } };
-    const row = await this.sessions.insert(u, u.id, { ...req, kind }, (t) => this.bus.recordIn(t, 'audit', audit));
+    const row = await this.sessions.insert(u, u.id, { ...req, kind }, (t) => this.bus.recordIn(t, u, 'audit', audit));
     await this.bus.flush();
     const s = await this.sessions.sign(row);
     // The spec's login shape names only admin and user; a viewer signs in as a user-level account.

@@ -97,7 +97,7 @@ export class Keys {
       expires_at: input.expiresAt,
     });
     const key = (await this.repo.byId(by, id))!;
-    await this.bus.emit('audit', {
+    await this.bus.emit(by, 'audit', {
       action: 'api_key.create',
       actor: { id: by.id, email: by.email },
       request,
@@ -123,7 +123,7 @@ export class Keys {
     if (!row) throw new AppError('not_found', { id });
     if (revoked) {
       this.forget(id);
-      await this.bus.emit('audit', {
+      await this.bus.emit(by, 'audit', {
         action: 'api_key.revoke',
         actor: { id: by.id, email: by.email },
         request,
@@ -276,7 +276,7 @@ export class Keys {
     await this.repo.used(p, id, new Date(now).toISOString(), ip || null);
     const idle = !row?.last_used_at || now - Date.parse(row.last_used_at) > AUDIT_IDLE_MS;
     if (idle || row?.last_used_ip !== (ip || null)) {
-      await this.bus.emit('audit', { action: 'api_key.use', actor: { id: p.id, email: p.email }, request, resource: `api_key:${id}`, meta: { key_id: id } });
+      await this.bus.emit(p, 'audit', { action: 'api_key.use', actor: { id: p.id, email: p.email }, request, resource: `api_key:${id}`, meta: { key_id: id } });
     }
   }
 }

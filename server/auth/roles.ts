@@ -54,7 +54,7 @@ export class Roles {
     const name = roleName(input.name);
     const id = await this.repo.create(s, name, input.permissions, new Date().toISOString());
     if (id === undefined) throw new AppError('name_taken', { name }, { field: 'name' });
-    await this.bus.emit('audit', {
+    await this.bus.emit(s, 'audit', {
       action: 'admin.config_change',
       actor: by,
       request,
@@ -77,7 +77,7 @@ export class Roles {
     if (!(await this.repo.update(s, id, { name, permissions: input.permissions }, new Date().toISOString())))
       throw new AppError('name_taken', { name }, { field: 'name' });
     this.changed();
-    await this.bus.emit('audit', {
+    await this.bus.emit(s, 'audit', {
       action: 'admin.config_change',
       actor: by,
       request,
@@ -92,7 +92,7 @@ export class Roles {
     const before = await this.get(s, id);
     await this.repo.delete(s, id);
     this.changed();
-    await this.bus.emit('audit', { action: 'admin.config_change', actor: by, request, resource: `role:${id}`, meta: { deleted: before.name } });
+    await this.bus.emit(s, 'audit', { action: 'admin.config_change', actor: by, request, resource: `role:${id}`, meta: { deleted: before.name } });
   }
 
   /** A person's exceptions (permission id → allowed). */
@@ -111,7 +111,7 @@ export class Roles {
     const before = await this.exceptions(s, userId);
     await this.repo.setExceptions(s, userId, perms);
     this.changed();
-    await this.bus.emit('audit', {
+    await this.bus.emit(s, 'audit', {
       action: 'admin.config_change',
       actor: by,
       request,

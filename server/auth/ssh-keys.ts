@@ -84,7 +84,7 @@ export class SshKeys {
     );
     if (id === 'duplicate') throw new AppError('conflict', { reason: 'this key is already registered' }, { field: 'public_key' });
     if (id === 'full') throw new AppError('too_many', { max: MAX_KEYS });
-    void this.bus.emit('audit', {
+    void this.bus.emit(s, 'audit', {
       action: 'auth.ssh_key.add',
       actor: await this.who(s, userId),
       request: req,
@@ -98,7 +98,7 @@ export class SshKeys {
   async remove(s: TenantScope, userId: number, id: number, req: RequestMeta): Promise<void> {
     const row = await this.keys.remove(s, userId, id);
     if (!row) throw new AppError('not_found', { id });
-    void this.bus.emit('audit', {
+    void this.bus.emit(s, 'audit', {
       action: 'auth.ssh_key.remove',
       actor: await this.who(s, userId),
       request: req,
@@ -123,7 +123,7 @@ export class SshKeys {
     if (!p) return null;
     if (signed) {
       await this.keys.touch(u, row.id, new Date().toISOString());
-      void this.bus.emit('audit', {
+      void this.bus.emit(u, 'audit', {
         action: 'auth.login',
         actor: { id: u.id, email: u.email },
         request: req,

@@ -97,6 +97,6 @@ export class TenantsService {
 
   private audit(action: string, id: number, ctx: Ctx, meta: Record<string, unknown>): Promise<void> {
     // Audited on tenant 1, the operator's (docs/tenants.md, "Suspending").
-    return this.bus.emit('audit', { action, actor: ctx.actor, request: ctx.request, resource: `tenant:${id}`, meta });
+    return this.bus.emit(DEFAULT_TENANT, 'audit', { action, actor: ctx.actor, request: ctx.request, resource: `tenant:${id}`, meta });
   }
 }

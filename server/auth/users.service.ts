@@ -102,7 +102,7 @@ export class UsersService {
       input.groups,
     );
     const view = await this.get(s, id);
-    await this.bus.emit('audit', { action: 'user.create', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email, role } });
+    await this.bus.emit(s, 'audit', { action: 'user.create', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email, role } });
     for (const fn of this.created) await fn(view);
     return view;
   }
@@ -139,14 +139,14 @@ export class UsersService {
     if (patch.disabled === true) {
       await this.sessions.revokeUser(s, id);
       if (!u.disabled)
-        await this.bus.emit('audit', { action: 'user.disable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
+        await this.bus.emit(s, 'audit', { action: 'user.disable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
     } else if (patch.password !== undefined && ctx.actor?.id !== id) {
       await this.sessions.revokeUser(s, id);
     } else {
       this.sessions.forgetUser(id);
     }
     if (patch.disabled === false && u.disabled)
-      await this.bus.emit('audit', { action: 'user.enable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
+      await this.bus.emit(s, 'audit', { action: 'user.enable', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
     return this.get(s, id);
   }
 
@@ -154,7 +154,7 @@ export class UsersService {
     const u = accepted(await this.repo.delete(s, id));
     // Its session rows went with it (cascade); this drops the cached principals and keys.
     await this.sessions.revokeUser(s, id);
-    await this.bus.emit('audit', { action: 'user.delete', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
+    await this.bus.emit(s, 'audit', { action: 'user.delete', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email: u.email } });
   }
 
   list(s: TenantScope, q: UserQuery): Promise<UserView[]> {

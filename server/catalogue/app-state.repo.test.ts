@@ -1,5 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { DEFAULT_TENANT } from '../db';
 import { EventBus } from '../events';
 import { AppStateRepo } from './app-state.repo';
 import { AppStates } from './app-state';
@@ -12,7 +13,7 @@ let repo: AppStateRepo;
 let sid = 0;
 before(async () => {
   t = await openTestDb();
-  repo = new AppStateRepo(t.db, new EventBus(t.db));
+  repo = new AppStateRepo(t.db, new EventBus(t.db), () => DEFAULT_TENANT);
   sid = await testStorage(t.db);
 });
 after(() => t?.close());
@@ -37,7 +38,13 @@ test('items are stored per node and read for a subtree in one query; none is no 
 
 test('two apps putting items on one file at once keep both (the read-decide-write is one transaction)', async () => {
   await testNodes(t.db, sid, [{ path: 'race.pdf' }]);
-  const states = new AppStates(t.db, new NodesRepo(t.db), new EventBus(t.db), () => 'Files');
+  const states = new AppStates(
+    t.db,
+    new NodesRepo(t.db),
+    new EventBus(t.db),
+    () => 'Files',
+    () => DEFAULT_TENANT,
+  );
   await Promise.all([states.set(sid, 'race.pdf', 'sign', 'awaiting', true), states.set(sid, 'race.pdf', 'ocr', 'queued', true)]);
   assert.deepEqual((await states.of(sid, 'race.pdf')).sort(), ['ocr:queued', 'sign:awaiting']);
 });

@@ -3,7 +3,7 @@
  * (app-state.ts holds the rules). On `db.async`: a change is one unit of work with the outbox record of
  * it; the rules decide through a callback inside it.
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { Tx } from '../db/async';
 import type { EventBus } from '../events';
 import { NodesRepo, SUBTREE, subtree, type NodeRow } from './nodes.repo';
@@ -19,6 +19,8 @@ export class AppStateRepo {
   constructor(
     private db: Db,
     private bus: EventBus,
+    /** The tenant of a storage's changes (its row's): their events are recorded in it. */
+    private tenantOf: (storageId: number) => TenantScope,
   ) {
     this.nodes = new NodesRepo(db);
   }
@@ -35,13 +37,14 @@ export class AppStateRepo {
     events: GateEvent[],
   ): Promise<{ items: string[]; changed: boolean }> {
     const self = this;
+    const s = this.tenantOf(storageId);
     return this.db.async.unit(
       function* (t) {
         const node = yield* self.nodes.getIn(t, storageId, rel);
         const out = change(node);
         if (!out.changed || !node) return out;
         yield* self.setItemsIn(t, node.id, out.items);
-        for (const [event, payload] of events) yield* self.bus.recordIn(t, event, payload as never);
+        for (const [event, payload] of events) yield* self.bus.recordIn(t, s, event, payload as never);
         return out;
       },
       { isolation: 'serializable' },

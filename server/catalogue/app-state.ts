@@ -8,7 +8,7 @@
  * extra cost. The spec's items carry no value: an app keeps values in its own
  * storage.
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { EventBus } from '../events';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
@@ -27,8 +27,10 @@ export class AppStates {
     private nodes: NodesRepo,
     private bus: EventBus,
     private storageName: (id: number) => string,
+    /** The tenant of a storage's changes (its row's): their events are recorded in it. */
+    tenantOf: (storageId: number) => TenantScope,
   ) {
-    this.repo = new AppStateRepo(db, bus);
+    this.repo = new AppStateRepo(db, bus, tenantOf);
   }
 
   /**

@@ -58,8 +58,9 @@ export class FileLocksRepo {
     this.nodes = new NodesRepo(db);
   }
 
-  private *recordIn(t: Tx, events: GateEvent[]) {
-    for (const [event, payload] of events) yield* this.bus.recordIn(t, event, payload as never);
+  /** Records the events of a lock change in its storage's tenant. */
+  private *recordIn(t: Tx, s: TenantScope, events: GateEvent[]) {
+    for (const [event, payload] of events) yield* this.bus.recordIn(t, s, event, payload as never);
   }
 
   /**
@@ -73,7 +74,7 @@ export class FileLocksRepo {
       function* (t) {
         const nodeId = decide(yield* self.nodes.getIn(t, s.id, rel), yield* self.atIn(t, s, rel));
         yield* self.putIn(t, s, nodeId, lock);
-        yield* self.recordIn(t, events);
+        yield* self.recordIn(t, s, events);
       },
       { isolation: 'serializable' },
     );
@@ -89,7 +90,7 @@ export class FileLocksRepo {
       if (!decide(yield* self.atIn(t, s, rel))) return false;
       const node = yield* self.nodes.getIn(t, s.id, rel);
       const gone = !!node && (yield* self.dropIn(t, s, node.id));
-      if (gone) yield* self.recordIn(t, events);
+      if (gone) yield* self.recordIn(t, s, events);
       return gone;
     });
   }
@@ -102,7 +103,7 @@ export class FileLocksRepo {
       for (const r of yield* self.dueIn(t, tenants, now)) {
         // Conditional: of two instances sweeping at once, one tells each folder.
         if (!(yield* self.dropIn(t, r, r.node_id))) continue;
-        yield* self.recordIn(t, eventsOf(r));
+        yield* self.recordIn(t, r, eventsOf(r));
         n++;
       }
       return n;

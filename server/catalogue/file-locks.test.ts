@@ -37,10 +37,17 @@ async function setup() {
     nodes,
     bus,
     () => 'Docs',
+    () => DEFAULT_TENANT,
     () => {},
     { moved: { locks: follow }, removed: { locks: follow } },
   );
-  const state = new AppStates(db, nodes, bus, () => 'Docs');
+  const state = new AppStates(
+    db,
+    nodes,
+    bus,
+    () => 'Docs',
+    () => DEFAULT_TENANT,
+  );
   return {
     db,
     nodes,

@@ -3,7 +3,7 @@
  * move, and the outbox rows that announce it, committed together. The gate says which events to record;
  * a unit decides nothing else.
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { Tx } from '../db/async';
 import type { EventBus, EventMap, EventName } from '../events';
 import type { Entry } from '../storage';
@@ -29,10 +29,13 @@ export class GateRepo {
     private db: Db,
     private nodes: NodesRepo,
     private bus: EventBus,
+    /** The tenant of a storage's changes (its row's): their events are recorded in it. */
+    private tenantOf: (storageId: number) => TenantScope,
   ) {}
 
-  private *recordIn(t: Tx, events: GateEvent[]) {
-    for (const [event, payload] of events) yield* this.bus.recordIn(t, event, payload as never);
+  private *recordIn(t: Tx, storageId: number, events: GateEvent[]) {
+    const s = this.tenantOf(storageId);
+    for (const [event, payload] of events) yield* this.bus.recordIn(t, s, event, payload as never);
   }
 
   /**
@@ -55,7 +58,7 @@ export class GateRepo {
         yield* nodes.ensureParentsIn(t, storageId, path);
         const id = yield* nodes.upsertIn(t, storageId, path, { ...entry, name: baseName(path) }, o.ownerId);
         if (o.body !== undefined && entry.type === 'file' && NodesRepo.textual(entry.mime ?? mimeOf(path), entry.size)) yield* nodes.setBodyIn(t, id, o.body);
-        yield* self.recordIn(t, o.events(id, created));
+        yield* self.recordIn(t, storageId, o.events(id, created));
         return { row: (yield* nodes.getIn(t, storageId, path))!, created };
       },
       { isolation: 'serializable', retryUnique: true },
@@ -69,7 +72,7 @@ export class GateRepo {
     // Read committed is enough: the delete decides nothing from a read, and a second removal finds no rows.
     return this.db.async.unit(function* (t) {
       const ids = yield* nodes.removeTreeIn(t, storageId, path);
-      yield* self.recordIn(t, events);
+      yield* self.recordIn(t, storageId, events);
       return ids;
     });
   }
@@ -85,7 +88,7 @@ export class GateRepo {
       const row = yield* nodes.getIn(t, storageId, path);
       if (!row || row.deleted_at || row.size !== entry.size || row.mtime !== Math.round(entry.mtime)) return false;
       yield* nodes.removeTreeIn(t, storageId, path);
-      yield* self.recordIn(t, events);
+      yield* self.recordIn(t, storageId, events);
       return true;
     });
   }
@@ -102,7 +105,7 @@ export class GateRepo {
         yield* nodes.ensureParentsIn(t, storageId, to);
         yield* nodes.moveTreeIn(t, storageId, from, to);
         if (!(yield* nodes.getIn(t, storageId, to))) yield* nodes.upsertIn(t, storageId, to, { ...entry, name: baseName(to) }, ownerId);
-        yield* self.recordIn(t, events);
+        yield* self.recordIn(t, storageId, events);
         return yield* nodes.getIn(t, storageId, to);
       },
       { isolation: 'serializable', retryUnique: true },

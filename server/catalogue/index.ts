@@ -26,6 +26,7 @@ import { AppStates } from './app-state';
 import { VolumeWatch } from './volumes';
 import { FolderTurns } from './folder-turns';
 import { EncryptedRoots } from './encrypted-roots';
+import { storageTenant } from './storage-ref';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
@@ -54,6 +55,7 @@ export { sortKey } from './natural';
 export { FirstStorage, suggestedFirstStorage } from './first-storage';
 export { mimeOf, isImage, isVideo, isText } from './mime';
 export { EncryptedRoots, type EncryptedRoot } from './encrypted-roots';
+export { storageTenant } from './storage-ref';
 
 /** Reacts to files a sync batch added or saw change (scans, thumbnails, replication); must only enqueue work. */
 export type SyncFilesHook = (storageId: number, files: SyncedFile[]) => void | Promise<void>;
@@ -109,6 +111,8 @@ export function createCatalogue(o: CatalogueOptions) {
   };
   // A storage's name for a message: a node is reached through its storage, whatever the tenant.
   const nameOf = (id: number) => repo.ofAnyTenant(id)?.name ?? String(id);
+  // A storage's changes are announced in its tenant (docs/tenants.md).
+  const tenantOf = (id: number) => storageTenant(repo, id);
   // Started (awaited) by the composition root before the first request: the access check reads only its copy.
   const locks = new FileLocks(o.db, o.bus, repo, (m, e) => o.log.warn(m, e));
   const turns = new FolderTurns();
@@ -120,11 +124,15 @@ export function createCatalogue(o: CatalogueOptions) {
       onFoldersChanged(storageId, folders) {
         // One unit of work and one publish for the whole batch (a first sync touches thousands of folders).
         // The batch is committed: its events must follow even if another program holds the database now.
-        return o.bus
-          .recordAll(
-            'folder.changed',
-            folders.map((folder) => ({ storage_id: storageId, folder, kind: 'updated' as const, path: folder, name: '' })),
-            { waitMs: 600_000 },
+        // In the storage's tenant; a storage deleted meanwhile has nobody left to tell.
+        return Promise.resolve()
+          .then(() =>
+            o.bus.recordAll(
+              tenantOf(storageId),
+              'folder.changed',
+              folders.map((folder) => ({ storage_id: storageId, folder, kind: 'updated' as const, path: folder, name: '' })),
+              { waitMs: 600_000 },
+            ),
           )
           .then(() => o.bus.flush())
           .catch((e) => o.log.warn(`storage ${storageId}: a folder change could not be published`, e));
@@ -157,12 +165,12 @@ export function createCatalogue(o: CatalogueOptions) {
   });
   // A lock follows its node: a move or removal in a storage holding one re-reads the locks before the write answers.
   const followLocks = (storageId: number) => locks.treeChanged(storageId);
-  const gate = new WriteGate(o.db, nodes, o.bus, nameOf, (m, e) => o.log.error(m, e), {
+  const gate = new WriteGate(o.db, nodes, o.bus, nameOf, tenantOf, (m, e) => o.log.error(m, e), {
     ...o.hooks,
     removed: { ...o.hooks?.removed, locks: followLocks },
     moved: { ...o.hooks?.moved, locks: followLocks },
   });
-  const appState = new AppStates(o.db, nodes, o.bus, nameOf);
+  const appState = new AppStates(o.db, nodes, o.bus, nameOf, tenantOf);
   const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState, roots };
   const io: CatalogueIo = { drivers, gate, turns };
   return {

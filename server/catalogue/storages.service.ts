@@ -178,7 +178,7 @@ export class StoragesService {
     // The first storage of the installation's first tenant (home folders, the set-up page): tenant 1's.
     if (first && s.tenant_id === DEFAULT_TENANT.tenant_id) await this.opts.firstStorage?.(id);
     if (built) await this.pool.manager.install(id, built);
-    await this.bus.emit('audit', { action: 'storage.add', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name, driver } });
+    await this.bus.emit(s, 'audit', { action: 'storage.add', actor: ctx.actor, request: ctx.request, resource: `storage:${id}`, meta: { name, driver } });
     await this.syncer.restart(id);
     return this.get(s, id);
   }
@@ -223,7 +223,7 @@ export class StoragesService {
         throw nameTaken(patch.name!);
       }
       if (built) await this.pool.manager.install(id, built);
-      await this.bus.emit('audit', {
+      await this.bus.emit(s, 'audit', {
         action: 'admin.config_change',
         actor: ctx.actor,
         request: ctx.request,
@@ -250,7 +250,7 @@ export class StoragesService {
       await this.pool.manager.remove(id);
       await this.repo.delete(s, id);
       await this.opts.deleted?.(id);
-      await this.bus.emit('audit', {
+      await this.bus.emit(s, 'audit', {
         action: 'storage.delete',
         actor: ctx.actor,
         request: ctx.request,

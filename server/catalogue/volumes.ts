@@ -213,11 +213,11 @@ export class VolumeWatch {
     if (!was) {
       this.log.warn(`storage ${row.name} is offline: ${v.reason}`);
       await this.sync.stop(row.id);
-      await this.bus.emit('storage.offline', { storage_id: row.id, name: row.name, path: pathOf(row), reason: v.reason });
+      await this.bus.emit(row, 'storage.offline', { storage_id: row.id, name: row.name, path: pathOf(row), reason: v.reason });
     }
     if (v.state === 'foreign' && (was?.state !== 'foreign' || was.foreignId !== v.foreignId)) {
       this.log.warn(`storage ${row.name}: ${v.reason}`);
-      await this.bus.emit('storage.volume_mismatch', {
+      await this.bus.emit(row, 'storage.volume_mismatch', {
         storage_id: row.id,
         name: row.name,
         path: pathOf(row),
@@ -250,7 +250,7 @@ export class VolumeWatch {
       await this.pool.manager.install(row.id, driver);
     });
     this.log.info(`storage ${row.name} re-attached: volume ${rec.id} is now mounted at ${m.mount} (was ${rec.mount})`);
-    await this.bus.emit('audit', { action: 'storage.reattach', resource: `storage:${row.id}`, meta: { name: row.name, volume: rec.id, from, to: path } });
+    await this.bus.emit(row, 'audit', { action: 'storage.reattach', resource: `storage:${row.id}`, meta: { name: row.name, volume: rec.id, from, to: path } });
     await this.back(row, from);
   }
 
@@ -261,7 +261,7 @@ export class VolumeWatch {
     // The notice goes out with the status, before the watcher restarts (slow on a big tree): whoever sees
     // the storage online also finds its notice in the bell.
     const now = this.repo.ofAnyTenant(row.id) ?? row;
-    await this.bus.emit('storage.online', { storage_id: row.id, name: row.name, path: pathOf(now), ...(from ? { reattached_from: from } : {}) });
+    await this.bus.emit(row, 'storage.online', { storage_id: row.id, name: row.name, path: pathOf(now), ...(from ? { reattached_from: from } : {}) });
     await this.sync.restart(row.id);
     await this.sync.requestSync(row.id);
   }

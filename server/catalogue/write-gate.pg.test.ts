@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { commitInDoubt, openPostgresDatabase, type Db } from '../db';
+import { DEFAULT_TENANT, commitInDoubt, openPostgresDatabase, type Db } from '../db';
 import { openPool } from '../db/pg/pool';
 import { EventBus } from '../events';
 import { NodesRepo } from './nodes.repo';
@@ -60,6 +60,7 @@ describe('the write gate on PostgreSQL', { skip: skip ?? false }, () => {
       nodes,
       bus,
       () => 'S',
+      () => DEFAULT_TENANT,
       () => {},
     );
     const file = join(tmp.dir, 'up.bin');

@@ -7,7 +7,7 @@
  * post-write hooks (thumbnail, antivirus scan, later replication) that other
  * modules registered by name. Nothing else announces a write.
  */
-import { commitInDoubt, isBusy, type Db, type InDoubt } from '../db';
+import { commitInDoubt, isBusy, type Db, type InDoubt, type TenantScope } from '../db';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
 import type { Entry } from '../storage';
 import { baseName, parentRel } from '../lib/paths';
@@ -93,10 +93,12 @@ export class WriteGate {
     nodes: NodesRepo,
     private bus: EventBus,
     private storageName: (id: number) => string,
+    /** The tenant of a storage's changes (its row's): their events are recorded in it. */
+    tenantOf: (storageId: number) => TenantScope,
     private log: (msg: string, err?: unknown) => void,
     hooks: GateHooks = {},
   ) {
-    this.repo = new GateRepo(db, nodes, bus);
+    this.repo = new GateRepo(db, nodes, bus, tenantOf);
     this.hooks = Object.entries(hooks.written ?? {});
     this.removeHooks = Object.entries(hooks.removed ?? {});
     this.moveHooks = Object.entries(hooks.moved ?? {});

@@ -241,7 +241,7 @@ export interface CronStateTable {
   last_run_at: string;
 }
 /** events: written in the same transaction as the change, published after commit. */
-export interface OutboxTable {
+export interface OutboxTable extends TenantRow {
   id: Generated<number>;
   event: string;
   payload: string;
@@ -518,7 +518,7 @@ export interface NotificationsTable extends TenantRow {
   created_at: string;
 }
 /** events: the webhook delivery log. */
-export interface WebhookDeliveriesTable {
+export interface WebhookDeliveriesTable extends TenantRow {
   id: string;
   target_id: string;
   url: string;

@@ -58,13 +58,13 @@ export const SCOPED = [
   'sync_errors',
   'file_locks',
   'dav_props',
+  'outbox',
+  'webhook_deliveries',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
 export const TENANT_OWNED = [
   ...SCOPED,
-  'outbox',
-  'webhook_deliveries',
   'nodes',
   'node_removals',
   'text_extracts',

@@ -4,7 +4,7 @@
  * receives each one is a plain input (the composition root knows admins and
  * owners), so this module knows nothing of users or storages.
  */
-import { DEFAULT_TENANT, type Db } from '../db';
+import type { Db } from '../db';
 import type { TenantScope } from '../db/tenant-tables';
 import { NotificationsRepo, type NotificationRow } from './notifications.repo';
 import type { EventBus } from './bus';
@@ -88,7 +88,8 @@ function present(r: NotificationRow): Notification {
 
 /** Who gets a bell entry: admins for system events, an owner for their own things. */
 export interface BellRecipients {
-  admins(): Promise<number[]>;
+  /** The tenant's admins (not disabled). */
+  admins(t: TenantScope): Promise<number[]>;
   /** The user a link (drop or share) belongs to. */
   dropOwner(ownerId: number): number[];
 }
@@ -257,15 +258,15 @@ export const EXTRA_SEVERITIES: Record<string, Severity> = {
 };
 
 /**
- * Subscribes the bell to the bus. Returns the unsubscribe. It rings in tenant 1 (its recipients are tenant 1's
- * admins and owners) until an event carries its tenant (docs/tenants.md, "Step 1: what is left").
+ * Subscribes the bell to the bus. Returns the unsubscribe. It rings in the event's tenant, for that tenant's
+ * admins and owners (docs/tenants.md).
  */
 export function attachBell(bus: EventBus, bell: Bell, recipients: BellRecipients): () => void {
   const offs = Object.entries(RULES).map(([event, render]) =>
-    bus.on(event as EventName, async (p) => {
+    bus.on(event as EventName, async (p, m) => {
       const { to, admins, n } = (render as Render<EventName>)(p as never, recipients);
-      const all = admins ? [...to, ...(await recipients.admins())] : to;
-      if (all.length) await bell.notify(DEFAULT_TENANT, all, n);
+      const all = admins ? [...to, ...(await recipients.admins(m.tenant))] : to;
+      if (all.length) await bell.notify(m.tenant, all, n);
     }),
   );
   offs.push(
@@ -273,7 +274,7 @@ export function attachBell(bus: EventBus, bell: Bell, recipients: BellRecipients
       const severity = EXTRA_SEVERITIES[m.event];
       if (!severity) return;
       const body = p as { title?: string; body?: string; message?: string };
-      await bell.notify(DEFAULT_TENANT, await recipients.admins(), {
+      await bell.notify(m.tenant, await recipients.admins(m.tenant), {
         event: m.event,
         severity,
         title: body.title ?? m.event,

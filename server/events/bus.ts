@@ -13,17 +13,36 @@
  * page cache) subscribe with `onEveryInstance`: the publishing instance
  * passes such events on through the change channel (db/channel.ts) and every
  * other instance calls those subscribers too.
+ *
+ * Every event belongs to the tenant of its change (docs/tenants.md): recording one takes a `TenantScope`
+ * (the actor's, the storage's, `DEFAULT_TENANT` for the installation's own events), the outbox row keeps it,
+ * and listeners get it in `meta.tenant`, on every instance.
  */
 import { isBusy, type ChangeChannel, type Db } from '../db';
 import { OutboxRepo, type OutboxRow } from './outbox.repo';
 import type { Tx } from '../db/async';
+import type { TenantScope } from '../db/tenant-tables';
+import type { EventMap, EventName } from './types';
 
 /** How soon publishing resumes after the database was held by another program. */
 const BUSY_RETRY_MS = 250;
-import type { EventMap, EventName } from './types';
 
-export type Listener<E extends EventName> = (payload: EventMap[E], meta: { id: number; event: E; at: string }) => void | Promise<void>;
-type AnyListener = (payload: unknown, meta: { id: number; event: string; at: string }) => void | Promise<void>;
+/** What a listener learns besides the payload: the outbox row's id (0 from another instance), event, time and tenant. */
+export interface EventMeta<E extends string = string> {
+  id: number;
+  event: E;
+  at: string;
+  tenant: TenantScope;
+}
+export type Listener<E extends EventName> = (payload: EventMap[E], meta: EventMeta<E>) => void | Promise<void>;
+type AnyListener = (payload: unknown, meta: EventMeta) => void | Promise<void>;
+
+/** An event as it rides the change channel to the other instances: its tenant with it. */
+interface ChannelEvent {
+  tenant_id: number;
+  payload: unknown;
+}
+const isChannelEvent = (d: unknown): d is ChannelEvent => !!d && typeof d === 'object' && Number.isInteger((d as ChannelEvent).tenant_id) && 'payload' in d;
 
 export class EventBus {
   private listeners = new Map<string, Set<AnyListener>>();
@@ -54,11 +73,11 @@ export class EventBus {
         return;
       }
       const set = this.everywhere.get(event);
-      if (!set) return;
-      const meta = { id: 0, event, at: new Date().toISOString() };
+      if (!set || !isChannelEvent(data)) return;
+      const meta: EventMeta = { id: 0, event, at: new Date().toISOString(), tenant: { tenant_id: data.tenant_id } };
       for (const fn of [...set]) {
         Promise.resolve()
-          .then(() => fn(data, meta))
+          .then(() => fn(data.payload, meta))
           .catch((err) => this.log(`event listener for ${event} (from another instance) failed`, err));
       }
     });
@@ -89,19 +108,20 @@ export class EventBus {
   }
 
   /**
-   * Writes the event to the outbox as a statement of the caller's unit of work (`db.async.unit`):
-   * `yield* bus.recordIn(t, 'file.updated', {...})`.
+   * Writes the event of tenant `s` to the outbox as a statement of the caller's unit of work (`db.async.unit`):
+   * `yield* bus.recordIn(t, storage, 'file.updated', {...})`.
    */
-  *recordIn<E extends EventName>(t: Tx, event: E, payload: EventMap[E]) {
-    yield* this.outbox.insertIn(t, event, JSON.stringify(payload), new Date().toISOString());
+  *recordIn<E extends EventName>(t: Tx, s: TenantScope, event: E, payload: EventMap[E]) {
+    yield* this.outbox.insertIn(t, s, event, JSON.stringify(payload), new Date().toISOString());
   }
 
   /**
-   * Writes a batch of one event in a unit of its own (a change already committed, told in one go); `waitMs`:
-   * how long to wait out a database held elsewhere before `database_busy`.
+   * Writes a batch of one event of tenant `s` in a unit of its own (a change already committed, told in one
+   * go); `waitMs`: how long to wait out a database held elsewhere before `database_busy`.
    */
-  recordAll<E extends EventName>(event: E, payloads: Array<EventMap[E]>, o: { waitMs?: number } = {}): Promise<void> {
+  recordAll<E extends EventName>(s: TenantScope, event: E, payloads: Array<EventMap[E]>, o: { waitMs?: number } = {}): Promise<void> {
     return this.outbox.insertAll(
+      s,
       event,
       payloads.map((p) => JSON.stringify(p)),
       new Date().toISOString(),
@@ -109,9 +129,9 @@ export class EventBus {
     );
   }
 
-  /** Records and publishes at once (for events not tied to a transaction). */
-  async emit<E extends EventName>(event: E, payload: EventMap[E]): Promise<void> {
-    await this.outbox.insertOne(event, JSON.stringify(payload), new Date().toISOString());
+  /** Records an event of tenant `s` and publishes at once (for events not tied to a transaction). */
+  async emit<E extends EventName>(s: TenantScope, event: E, payload: EventMap[E]): Promise<void> {
+    await this.outbox.insertOne(s, event, JSON.stringify(payload), new Date().toISOString());
     return this.flush();
   }
 
@@ -139,7 +159,7 @@ export class EventBus {
             // Mark first: a listener that throws must not make the row publish twice.
             try {
               // Another instance published it meanwhile (several instances on one database).
-              if (!(await this.outbox.markPublished(row.id, new Date().toISOString()))) continue;
+              if (!(await this.outbox.markPublished(row, new Date().toISOString()))) continue;
             } catch (e) {
               // Held by another program: the row stays pending and this pass resumes shortly, in order.
               if (!isBusy(e)) throw e;
@@ -147,8 +167,8 @@ export class EventBus {
               return;
             }
             const payload = JSON.parse(row.payload);
-            const meta = { id: row.id, event: row.event, at: row.created_at };
-            if (this.channel && this.everywhere.has(row.event)) this.channel.publish(row.event, payload);
+            const meta: EventMeta = { id: row.id, event: row.event, at: row.created_at, tenant: { tenant_id: row.tenant_id } };
+            if (this.channel && this.everywhere.has(row.event)) this.channel.publish(row.event, { tenant_id: row.tenant_id, payload } satisfies ChannelEvent);
             for (const fn of [...(this.listeners.get(row.event) ?? []), ...this.wildcard]) {
               try {
                 await fn(payload, meta);
@@ -174,7 +194,7 @@ export class EventBus {
     this.retry.unref();
   }
 
-  /** Deletes published rows older than `ms`. */
+  /** Deletes every tenant's published rows older than `ms`. */
   prune(ms: number): Promise<number> {
     return this.outbox.prune(new Date(Date.now() - ms).toISOString());
   }

@@ -1,4 +1,4 @@
-export { EventBus, type Listener } from './bus';
+export { EventBus, type Listener, type EventMeta } from './bus';
 export { RealtimeHub, folderKey, OP_NOTICE, isOpNotice, type RealtimeFrame, type Subscriber, type OpNotice } from './realtime';
 export type { EventMap, EventName, ActorRef, RequestMeta, NodeRef, AuditPayload } from './types';
 export { createMailer, splitAddresses, isEmail, type Mailer, type MailMessage, type SmtpSettings } from './mail';

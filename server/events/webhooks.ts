@@ -1,9 +1,10 @@
 /**
- * Outgoing webhooks. Each published event that a target's allow-list admits
- * (empty list = all) becomes one row in `webhook_deliveries` and one op of
- * kind `webhook.deliver`, so retries with backoff, restarts and the delivery
- * log come from the op queue. Targets (with plain signing keys) are a plain
- * input: the settings live in a higher layer.
+ * Outgoing webhooks. Each published event that a target of its tenant admits
+ * (allow-list, empty list = all) becomes one row in `webhook_deliveries` and
+ * one op of kind `webhook.deliver`, both in the event's tenant, so retries
+ * with backoff, restarts and the delivery log come from the op queue. A
+ * tenant's targets hear only its own events (docs/tenants.md). Targets (with
+ * plain signing keys) are a plain input: the settings live in a higher layer.
  *
  * Wire format: `POST <url>`, `Content-Type: application/json`, body
  * `{id, event, created_at, data}` (fixed when the event is published), and
@@ -12,7 +13,8 @@
  * `X-Service-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">`.
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_TENANT, type Db } from '../db';
+import type { Db } from '../db';
+import type { TenantScope } from '../db/tenant-tables';
 import { WebhookDeliveriesRepo, type Delivery } from './webhook-deliveries.repo';
 import type { JobContext, JobQueue } from '../jobs';
 import { AppError } from '../errors';
@@ -49,6 +51,8 @@ export const WEBHOOK_EVENTS = [
 
 export interface WebhookTarget {
   id: string;
+  /** The tenant whose events it hears. */
+  tenant_id: number;
   url: string;
   events: string[];
   /** Plain HMAC key; empty sends no signature. */
@@ -92,40 +96,41 @@ export class Webhooks {
       backoffMs: this.o.backoffMs ?? 30_000,
     });
     return bus.on('*', async (payload, meta) => {
-      if ((WEBHOOK_EVENTS as readonly string[]).includes(meta.event)) await this.publish(meta.event, payload, meta.at);
+      if ((WEBHOOK_EVENTS as readonly string[]).includes(meta.event)) await this.publish(meta.tenant, meta.event, payload, meta.at);
     });
   }
 
-  /** Queues one delivery per target that admits `event`; returns the delivery ids. */
-  async publish(event: string, data: unknown, at = new Date().toISOString()): Promise<string[]> {
+  /** Queues one delivery per target of tenant `s` that admits `event`; returns the delivery ids. */
+  async publish(s: TenantScope, event: string, data: unknown, at = new Date().toISOString()): Promise<string[]> {
     const ids: string[] = [];
     for (const t of this.o.targets()) {
-      if (t.events.length && !t.events.includes(event)) continue;
+      if (t.tenant_id !== s.tenant_id || (t.events.length && !t.events.includes(event))) continue;
       const id = 'whd_' + randomBytes(8).toString('hex');
       const body = JSON.stringify({ id, event, created_at: at, data });
-      await this.repo.insert({ id, target_id: t.id, url: t.url, event, body }, new Date().toISOString());
-      await this.queue.enqueue(WEBHOOK_JOB, { delivery_id: id }, { tenant: DEFAULT_TENANT, maxAttempts: this.maxAttempts });
+      await this.repo.insert(s, { id, target_id: t.id, url: t.url, event, body }, new Date().toISOString());
+      await this.queue.enqueue(WEBHOOK_JOB, { delivery_id: id }, { tenant: s, maxAttempts: this.maxAttempts });
       ids.push(id);
     }
     return ids;
   }
 
-  /** The delivery log, newest first, optionally of one target. */
-  list(o: { targetId?: string; limit?: number } = {}): Promise<Delivery[]> {
-    return this.repo.list(o);
+  /** The tenant's delivery log, newest first, optionally of one target. */
+  list(s: TenantScope, o: { targetId?: string; limit?: number } = {}): Promise<Delivery[]> {
+    return this.repo.list(s, o);
   }
 
-  /** Deletes log rows older than `ms` (finished ones only). */
-  prune(ms: number): Promise<number> {
-    return this.repo.prune(new Date(Date.now() - ms).toISOString());
+  /** Deletes the tenant's log rows older than `ms` (finished ones only). */
+  prune(s: TenantScope, ms: number): Promise<number> {
+    return this.repo.prune(s, new Date(Date.now() - ms).toISOString());
   }
 
   /** One attempt: 2xx delivers; anything else throws so the queue retries with backoff, and the last attempt marks the row failed. */
   private async deliver(ctx: JobContext<{ delivery_id: string }>): Promise<unknown> {
-    const row = await this.repo.get(ctx.payload.delivery_id);
+    // The op runs in its delivery's tenant (queued in the event's).
+    const row = await this.repo.get(ctx.tenant, ctx.payload.delivery_id);
     if (!row || row.status !== 'pending') return { skipped: true };
-    const target = this.o.targets().find((t) => t.id === row.target_id);
-    if (!target) return this.record(row.id, 'failed', null, 'the target was removed');
+    const target = this.o.targets().find((t) => t.id === row.target_id && t.tenant_id === ctx.tenant.tenant_id);
+    if (!target) return this.record(ctx.tenant, row.id, 'failed', null, 'the target was removed');
     const ts = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -147,18 +152,18 @@ export class Webhooks {
       });
       code = res.status;
       await res.body?.cancel();
-      if (res.status >= 200 && res.status < 300) return this.record(row.id, 'delivered', code, null);
+      if (res.status >= 200 && res.status < 300) return this.record(ctx.tenant, row.id, 'delivered', code, null);
       throw new AppError('storage_unreachable', { reason: `HTTP ${res.status}` }, undefined, `webhook answered HTTP ${res.status}`);
     } catch (e) {
       const reason = e instanceof AppError ? String(e.params.reason) : e instanceof Error ? (e.name === 'TimeoutError' ? 'timed out' : e.message) : String(e);
-      await this.record(row.id, last ? 'failed' : 'pending', code, reason);
+      await this.record(ctx.tenant, row.id, last ? 'failed' : 'pending', code, reason);
       if (last) return { failed: reason };
       throw e instanceof AppError ? e : new AppError('storage_unreachable', { reason }, undefined, `webhook delivery failed: ${reason}`);
     }
   }
 
-  private async record(id: string, status: Delivery['status'], code: number | null, error: string | null): Promise<{ status: string }> {
-    await this.repo.recordAttempt(id, status, code, error, new Date().toISOString());
+  private async record(s: TenantScope, id: string, status: Delivery['status'], code: number | null, error: string | null): Promise<{ status: string }> {
+    await this.repo.recordAttempt(s, id, status, code, error, new Date().toISOString());
     return { status };
   }
 }

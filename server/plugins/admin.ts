@@ -6,7 +6,7 @@
  * next call runs the new code.
  */
 import type { Actor } from '../auth';
-import { actorRef } from '../auth';
+import { actorRef, actorTenant } from '../auth';
 import { AppError, validation } from '../errors';
 import type { EventBus } from '../events';
 import { readAppPackage, requireEd25519Pem } from './package/package';
@@ -64,7 +64,7 @@ export class AppAdmin {
   }
 
   private audit(by: Actor, action: string, resource: string, meta: Record<string, unknown> = {}) {
-    void this.d.bus.emit('audit', { action, actor: actorRef(by), request: by.request, resource: `app:${resource}`, meta });
+    void this.d.bus.emit(actorTenant(by), 'audit', { action, actor: actorRef(by), request: by.request, resource: `app:${resource}`, meta });
   }
 
   private async must(id: string): Promise<InstalledApp> {

@@ -8,7 +8,8 @@
  * audited (`app_plugin.license_held`), the first that finds it running again
  * too (`app_plugin.license_released`).
  */
-import { actorRef, type Actor } from '../auth';
+import { actorRef, actorTenant, type Actor } from '../auth';
+import { DEFAULT_TENANT } from '../db';
 import { AppError, validation } from '../errors';
 import { requireEd25519Pem } from './package/package';
 import type { EventBus } from '../events';
@@ -34,7 +35,13 @@ export class AppLicenses {
   constructor(private d: LicensesDeps) {}
 
   private audit(by: Actor | null, action: string, app: string, meta: Record<string, unknown> = {}) {
-    void this.d.bus.emit('audit', { action, actor: by ? actorRef(by) : null, request: by?.request, resource: `app:${app}`, meta });
+    void this.d.bus.emit(by ? actorTenant(by) : DEFAULT_TENANT, 'audit', {
+      action,
+      actor: by ? actorRef(by) : null,
+      request: by?.request,
+      resource: `app:${app}`,
+      meta,
+    });
   }
 
   /** Forgets computed statuses (a licence, key or revocation changed). */
@@ -144,7 +151,7 @@ export class AppLicenses {
     const r = await this.d.hostRepo.syncRevocations(source, ids);
     if (r.added + r.lifted === 0) return r;
     this.invalidate();
-    void this.d.bus.emit('audit', { action: 'app_plugin.license_revocations', actor: actorRef(by), resource: source, meta: r });
+    void this.d.bus.emit(actorTenant(by), 'audit', { action: 'app_plugin.license_revocations', actor: actorRef(by), resource: source, meta: r });
     return r;
   }
 

@@ -4,17 +4,18 @@
  * arrives.) Sending never throws; a disabled mailer sends nothing.
  */
 import type { EventBus, Mailer } from '../events';
+import type { TenantScope } from '../db';
 
-/** Subscribes the infection alert; `adminEmails` is read at send time so new admins are included. */
+/** Subscribes the infection alert; `adminEmails` (of the event's tenant) is read at send time so new admins are included. */
 export function attachInfectionMail(
   bus: EventBus,
   mailer: Mailer,
-  adminEmails: () => Promise<string[]>,
+  adminEmails: (t: TenantScope) => Promise<string[]>,
   log: (m: string, e?: unknown) => void = () => {},
 ): () => void {
-  return bus.on('file.infected', async (e) => {
+  return bus.on('file.infected', async (e, m) => {
     if (!mailer.enabled) return;
-    const to = await adminEmails();
+    const to = await adminEmails(m.tenant);
     if (to.length === 0) return;
     const { failed } = await mailer.send(to, {
       subject: `[Filedock] ${e.title}`,

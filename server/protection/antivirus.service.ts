@@ -171,7 +171,7 @@ export class Antivirus {
     );
     const storage = this.o.catalogue.repo.ofAnyTenant(storageId)?.name ?? String(storageId);
     const name = baseName(rel);
-    await this.o.bus.emit('file.infected', {
+    await this.o.bus.emit(tenant, 'file.infected', {
       event: 'file.infected',
       severity: 'warning',
       title: `Infected file: ${name}`,

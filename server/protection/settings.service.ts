@@ -109,7 +109,8 @@ export class ProtectionSettings {
       if (JSON.stringify(c.from) === JSON.stringify(c.to)) delete changes[field];
       else await this.settings.set(FIELDS[field], c.to as never);
     }
-    if (Object.keys(changes).length) await this.bus.emit('audit', { action: 'admin.config_change', actor, request, resource: 'protection', meta: { changes } });
+    if (Object.keys(changes).length)
+      await this.bus.emit(scope, 'audit', { action: 'admin.config_change', actor, request, resource: 'protection', meta: { changes } });
     return this.view(scope);
   }
 

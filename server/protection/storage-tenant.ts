@@ -1,14 +1,11 @@
 /** The tenant of the rows protection keeps about a storage's files (docs/tenants.md, principle 2). */
-import type { Catalogue } from '../catalogue';
+import { storageTenant as ofStorage, type Catalogue } from '../catalogue';
 import type { TenantScope } from '../db';
-import { AppError } from '../errors';
 
 /**
  * The tenant trash items, versions and scan outcomes of storage `id` are written and found in: the storage
  * row's (a child carries its storage's tenant). A storage that is gone → `not_found`.
  */
 export function storageTenant(cat: Pick<Catalogue, 'repo'>, id: number): TenantScope {
-  const s = cat.repo.ofAnyTenant(id);
-  if (!s) throw new AppError('not_found', { storage_id: id });
-  return s;
+  return ofStorage(cat.repo, id);
 }

@@ -105,7 +105,7 @@ export class ReplicaAudit {
                 : 'audit: the target copy differs from the primary',
         });
         if (opened)
-          await this.bus.emit('replica_fail', {
+          await this.bus.emit(DEFAULT_TENANT, 'replica_fail', {
             title: 'Backup copy differs',
             body: `${uiPath(s.name, rel)}: ${row.message}`,
             path: uiPath(s.name, rel),

@@ -14,6 +14,7 @@
  *   `primary_read_fail` is emitted (at most once a minute per storage).
  *   Listings are never redirected: `list` and `walk` pass through.
  */
+import { DEFAULT_TENANT } from '../db';
 import { isAppError } from '../errors';
 import type { EventBus } from '../events';
 import { RAW, type ReplicationEngine } from './engine';
@@ -68,7 +69,7 @@ export function replicationDecorator(engine: ReplicationEngine, targets: Targets
       lastReadFail.set(uid, t);
       const reason = e instanceof Error ? e.message : String(e);
       void bus
-        .emit('primary_read_fail', {
+        .emit(DEFAULT_TENANT, 'primary_read_fail', {
           title: 'Served from the backup',
           body: `Storage "${link.storage}" could not be read (${reason}); the backup answered.`,
           storage_id: link.storageId,

@@ -298,7 +298,7 @@ export class ReplicationEngine {
 
   private async announce(f: FailureRow): Promise<void> {
     const name = (await this.d.repo.storage(f.storage_id))?.name ?? String(f.storage_id);
-    await this.d.bus.emit('replica_fail', {
+    await this.d.bus.emit(DEFAULT_TENANT, 'replica_fail', {
       title: 'Backup copy failed',
       body: `${f.op} ${uiPath(name, f.rel)}: ${f.message}`,
       path: uiPath(name, f.rel),

@@ -69,7 +69,7 @@ export class RepairService {
       ids.map((id) => ({ payload: { failure_id: id }, o: { tenant: DEFAULT_TENANT, dedupKey: `replica_retry:${id}`, priority: -1 } })),
     );
     if (ids.length)
-      await this.bus.emit('replica_reconcile_done', {
+      await this.bus.emit(DEFAULT_TENANT, 'replica_reconcile_done', {
         title: 'Backup repair queued',
         body: `${ids.length} failed copies queued for another attempt.`,
         queued: ids.length,
@@ -151,7 +151,7 @@ export class RepairService {
     };
     await this.repo.saveReport({ ran_at: view.ran_at, unresolved, repaired_24h: repaired, actionable: actionable ? 1 : 0, body: JSON.stringify(view) });
     if (actionable)
-      await this.bus.emit('replica_status_report', {
+      await this.bus.emit(DEFAULT_TENANT, 'replica_status_report', {
         title: 'Backup status',
         body: `${unresolved} unresolved failed copies; ${repaired} repaired in the last 24 hours.`,
         unresolved,

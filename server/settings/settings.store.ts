@@ -29,6 +29,8 @@ export interface WebhookTargetSetting {
   /** Encrypted HMAC key (lib/crypto `encrypt`); never shown. */
   secret: string;
   enabled: boolean;
+  /** The tenant whose events it hears and whose admins manage it; absent (saved before tenants): tenant 1. */
+  tenant_id?: number;
 }
 
 /** GET /metrics (docs/operations.md, "Metrics"): off by default; `token` is the bearer token encrypted (lib/crypto `encrypt`), '' before the first. */
@@ -62,7 +64,13 @@ const isFlatRecord = (v: unknown): v is Record<string, string | boolean> =>
 const isTarget = (v: unknown): v is WebhookTargetSetting => {
   const t = v as WebhookTargetSetting;
   return (
-    !!t && typeof t.id === 'string' && typeof t.url === 'string' && Array.isArray(t.events) && typeof t.secret === 'string' && typeof t.enabled === 'boolean'
+    !!t &&
+    typeof t.id === 'string' &&
+    typeof t.url === 'string' &&
+    Array.isArray(t.events) &&
+    typeof t.secret === 'string' &&
+    typeof t.enabled === 'boolean' &&
+    (t.tenant_id === undefined || Number.isInteger(t.tenant_id))
   );
 };
 

@@ -224,7 +224,7 @@ export class DropsService {
     if (!files.length && !sub.has_note) return;
     const storage = this.o.catalogue.repo.ofAnyTenant(share.storage_id);
     const folder = uiPath(storage?.name ?? String(share.storage_id), sub.folder);
-    await this.o.bus.emit('drop.received', { share_id: share.id, owner_id: share.owner_id, folder, files, uploader: sub.uploader ?? undefined });
+    await this.o.bus.emit(share, 'drop.received', { share_id: share.id, owner_id: share.owner_id, folder, files, uploader: sub.uploader ?? undefined });
     if (!owner || !this.o.mailer.enabled) return;
     const lang = isLang(owner.language) ? owner.language : 'en';
     const name = share.rel === '' ? (storage?.name ?? '') : share.rel.slice(share.rel.lastIndexOf('/') + 1);

@@ -159,7 +159,7 @@ export class SharesService {
       drop_settings: drop ? JSON.stringify(drop) : null,
       created_at: new Date(now).toISOString(),
     });
-    await this.o.bus.emit('audit', {
+    await this.o.bus.emit(row, 'audit', {
       action: 'share.create',
       actor: actorRef(a),
       request: a.request,
@@ -224,7 +224,7 @@ export class SharesService {
       title: input.title ?? null,
       app_files: JSON.stringify(files),
     });
-    await this.o.bus.emit('audit', {
+    await this.o.bus.emit(row, 'audit', {
       action: 'share.create',
       actor: actorRef(a),
       request: a.request,
@@ -326,7 +326,7 @@ export class SharesService {
   async revoke(a: Actor, idOrToken: string): Promise<ShareView> {
     const row = await this.managed(a, idOrToken);
     if (await this.o.repo.revoke(row, row.id, new Date().toISOString())) {
-      await this.o.bus.emit('audit', {
+      await this.o.bus.emit(row, 'audit', {
         action: 'share.revoke',
         actor: actorRef(a),
         request: a.request,
@@ -346,8 +346,8 @@ export class SharesService {
     const at = new Date().toISOString();
     if (!(await this.o.repo.suspend(row, row.id, reason, at))) return false;
     const path = this.sharePath(row);
-    await this.o.bus.emit('share.suspended', { share_id: row.id, owner_id: row.owner_id, token: row.token, path, reason, suspended_at: at, ...meta });
-    await this.o.bus.emit('audit', {
+    await this.o.bus.emit(row, 'share.suspended', { share_id: row.id, owner_id: row.owner_id, token: row.token, path, reason, suspended_at: at, ...meta });
+    await this.o.bus.emit(row, 'audit', {
       action: 'share.suspend',
       resource: path,
       request: { ip: meta.ip ?? null, ua: meta.ua ?? null },
@@ -360,7 +360,7 @@ export class SharesService {
   async resume(a: Actor, idOrToken: string): Promise<ShareView> {
     const row = await this.managed(a, idOrToken);
     if (await this.o.repo.resume(row, row.id)) {
-      await this.o.bus.emit('audit', {
+      await this.o.bus.emit(row, 'audit', {
         action: 'share.resume',
         actor: actorRef(a),
         request: a.request,

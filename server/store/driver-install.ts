@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { actorRef, type Actor } from '../auth';
+import { actorRef, actorTenant, type Actor } from '../auth';
 import { AppError, isAppError } from '../errors';
 import type { EventBus } from '../events';
 import type { TrustedKey } from '../plugins/package/package';
@@ -125,6 +125,12 @@ export class StoreDrivers {
   }
 
   private audit(by: Actor, action: string, id: string, meta: Record<string, unknown>) {
-    void this.d.bus.emit('audit', { action, actor: actorRef(by), request: by.request, resource: `driver:${id}`, meta: { kind: 'storage', ...meta } });
+    void this.d.bus.emit(actorTenant(by), 'audit', {
+      action,
+      actor: actorRef(by),
+      request: by.request,
+      resource: `driver:${id}`,
+      meta: { kind: 'storage', ...meta },
+    });
   }
 }

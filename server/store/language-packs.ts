@@ -8,7 +8,7 @@
  * channel, and each re-reads the table: a pack installed on one is served by
  * all without a restart.
  */
-import { actorRef, type Actor } from '../auth';
+import { actorRef, actorTenant, type Actor } from '../auth';
 import { AppError } from '../errors';
 import type { ChangeChannel } from '../db';
 import type { EventBus } from '../events';
@@ -96,6 +96,12 @@ export class LanguagePackStore {
   }
 
   private audit(by: Actor, action: string, id: string, meta: Record<string, unknown>) {
-    void this.d.bus.emit('audit', { action, actor: actorRef(by), request: by.request, resource: `language:${id}`, meta: { kind: 'language-pack', ...meta } });
+    void this.d.bus.emit(actorTenant(by), 'audit', {
+      action,
+      actor: actorRef(by),
+      request: by.request,
+      resource: `language:${id}`,
+      meta: { kind: 'language-pack', ...meta },
+    });
   }
 }

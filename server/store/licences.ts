@@ -7,6 +7,7 @@
  * itself: the licences keep being verified offline.
  */
 import { systemActor, type Actor } from '../auth';
+import { DEFAULT_TENANT } from '../db';
 import { AppError, isAppError } from '../errors';
 import type { EventBus } from '../events';
 import type { StoreConnection, StoreConnectionsRepo } from './connections.repo';
@@ -93,7 +94,7 @@ export class StoreLicences {
       const since = Date.parse(c.revocations_at ?? c.added_at);
       const stale = this.now() - since >= STALE_MS;
       if (stale && !c.revocations_warned_at && (await this.d.repo.claimRevocationsWarning(c.id, new Date(this.now()).toISOString())))
-        await this.d.bus.emit('app_store.licences_unchecked', { store: c.id, url: c.url, name: c.name, since: c.revocations_at, error });
+        await this.d.bus.emit(DEFAULT_TENANT, 'app_store.licences_unchecked', { store: c.id, url: c.url, name: c.name, since: c.revocations_at, error });
       return { ...base, ok: false, error, stale };
     }
   }

@@ -10,7 +10,7 @@
  * `details.kind` and `details.reason`.
  */
 import { createHash } from 'node:crypto';
-import { actorRef, type Actor } from '../auth';
+import { actorRef, actorTenant, type Actor } from '../auth';
 import { AppError, isAppError } from '../errors';
 import type { EventBus } from '../events';
 import { compareVersions, satisfies } from '../lib/versions';
@@ -153,7 +153,7 @@ export class AppStore {
   }
 
   private audit(by: Actor, action: string, resource: string, meta: Record<string, unknown>) {
-    void this.d.bus.emit('audit', { action, actor: actorRef(by), request: by.request, resource, meta });
+    void this.d.bus.emit(actorTenant(by), 'audit', { action, actor: actorRef(by), request: by.request, resource, meta });
   }
 
   private async must(id: number): Promise<StoreConnection> {

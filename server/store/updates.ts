@@ -9,7 +9,8 @@
  * installed one lacks: then the check upgrades it through the store's own
  * upgrade (same intents, same download checks) and audits it.
  */
-import { actorRef, systemActor, type Actor } from '../auth';
+import { DEFAULT_TENANT } from '../db';
+import { actorRef, actorTenant, systemActor, type Actor } from '../auth';
 import { AppError, isAppError } from '../errors';
 import type { EventBus, EventMap } from '../events';
 import { compareVersions, crossesMajor } from '../lib/versions';
@@ -78,7 +79,7 @@ export class StoreUpdates {
   }
 
   private audit(by: Actor, action: string, app: string, meta: Record<string, unknown>) {
-    void this.d.bus.emit('audit', { action, actor: actorRef(by), request: by.request, resource: `app:${app}`, meta });
+    void this.d.bus.emit(actorTenant(by), 'audit', { action, actor: actorRef(by), request: by.request, resource: `app:${app}`, meta });
   }
 
   /** The newest update of each installed app and language pack across the enabled stores (a store that fails offers none). */
@@ -121,7 +122,7 @@ export class StoreUpdates {
         }
       }
       if (!(await this.d.repo.claimNotice(id, o.version))) continue;
-      await this.d.bus.emit('app_store.update_available', {
+      await this.d.bus.emit(DEFAULT_TENANT, 'app_store.update_available', {
         app_id: id,
         ...(o.kind === 'language-pack' && { kind: o.kind }),
         name: o.name,

@@ -9,7 +9,7 @@
 import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import { ThumbStates, type ThumbNode, type ThumbState } from '../catalogue';
 import type { EventBus } from '../events';
 import type { StorageOps } from '../files/internal';
@@ -73,6 +73,8 @@ export class ThumbService {
     db: Db,
     private ops: StorageOps,
     private bus: EventBus,
+    /** The tenant of a storage's changes (its row's): the folder's change is announced in it. */
+    private tenantOf: (storageId: number) => TenantScope,
     readonly cacheDir: string,
     private log: Logger,
     private tools: () => ThumbTools = thumbTools,
@@ -119,7 +121,13 @@ export class ThumbService {
     this.outcomes[state]++;
     // A ready thumbnail changes what its folder's listing shows: cached pages refresh and open browsers reload the row.
     if (state === 'ready')
-      await this.bus.emit('folder.changed', { storage_id: node.storage_id, folder: parentRel(node.path), kind: 'updated', path: node.path, name: node.name });
+      await this.bus.emit(this.tenantOf(node.storage_id), 'folder.changed', {
+        storage_id: node.storage_id,
+        folder: parentRel(node.path),
+        kind: 'updated',
+        path: node.path,
+        name: node.name,
+      });
     this.log.debug(`thumbnail ${id} ${state}${error ? `: ${error}` : ''} (${counter.bytes} bytes read)`);
     return { id, state, ...(error ? { error } : {}), bytes_read: counter.bytes };
   }

@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { sqlValue } from '../helpers/sql';
+import { DEFAULT_TENANT } from '../../server/db';
 
 describe('events out: webhook admin API with signed deliveries, legacy URL, the bell routes', () => {
   let s: TestServer;
@@ -96,7 +97,7 @@ describe('events out: webhook admin API with signed deliveries, legacy URL, the 
   test('bell routes: a drop notifies its owner; list, unread count, mark read; others see nothing', async () => {
     const me = (await s.api('GET', '/api/auth/me', { token: user })).body;
     const uid = me.id ?? me.user?.id;
-    await s.server.bus.emit('drop.received', { share_id: 1, owner_id: uid, folder: '/Docs/in', files: ['a.pdf'] });
+    await s.server.bus.emit(DEFAULT_TENANT, 'drop.received', { share_id: 1, owner_id: uid, folder: '/Docs/in', files: ['a.pdf'] });
     const l = await s.api('GET', '/api/notifications', { token: user });
     assert.equal(l.status, 200);
     assert.equal(l.body.unread, 1);

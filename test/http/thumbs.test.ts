@@ -94,7 +94,7 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
       await sleep(25);
     }
     assert.equal(Object.keys(ids).length, 11, 'the first sync catalogued the fixtures');
-    thumbs = new ThumbService(s.server.db, s.server.services.ops, s.server.bus, s.server.dirs.thumbs, createLogger('error'));
+    thumbs = new ThumbService(s.server.db, s.server.services.ops, s.server.bus, () => DEFAULT_TENANT, s.server.dirs.thumbs, createLogger('error'));
   });
   after(async () => {
     await s.close();
@@ -228,7 +228,7 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
     assert.ok(existsSync(join(dir, `${ids['photo.jpg']}.jpg`)));
     // A database that cannot answer deletes nothing.
     utimesSync(join(dir, '999998.jpg'), old, old);
-    const broken = new ThumbService(s.server.db, s.server.services.ops, s.server.bus, dir, createLogger('error'));
+    const broken = new ThumbService(s.server.db, s.server.services.ops, s.server.bus, () => DEFAULT_TENANT, dir, createLogger('error'));
     broken.repo.existing = () => {
       throw new Error('database is locked');
     };

@@ -87,7 +87,7 @@ export class MfaEnrolment {
     const hash = (await this.d.users.byId(who, who.id))?.password_hash ?? null;
     if (await t.gate(() => verifyPassword(password, hash))) return;
     const left = await t.fail(null, who.request.ip, who.id);
-    await this.d.bus.emit('audit', { action: 'auth.failed', actor: ref(who), request: who.request, meta: { step: 'reauth', tries_left: left } });
+    await this.d.bus.emit(who, 'audit', { action: 'auth.failed', actor: ref(who), request: who.request, meta: { step: 'reauth', tries_left: left } });
     if (left === 0) await t.check(null, who.request.ip, who.id);
     throw new AppError('validation_failed', { field: 'current_password', tries_left: left }, { field: 'current_password', tries_left: left });
   }
@@ -197,14 +197,14 @@ export class MfaEnrolment {
     const u = await this.d.users.byId(s, userId);
     if (!u) throw new AppError('not_found');
     const removed = await this.d.repo.reset(s, userId);
-    await this.d.bus.emit('audit', {
+    await this.d.bus.emit(s, 'audit', {
       action: 'user.mfa_reset',
       actor: by.actor,
       request: by.request,
       resource: `user:${userId}`,
       meta: { email: u.email, ...removed },
     });
-    await this.d.bus.emit('user.mfa_reset', { user_id: userId, by: by.actor?.email ?? null });
+    await this.d.bus.emit(s, 'user.mfa_reset', { user_id: userId, by: by.actor?.email ?? null });
     return removed;
   }
 
@@ -255,7 +255,7 @@ export class MfaEnrolment {
   }
 
   private audit(action: 'auth.mfa_enrolled' | 'auth.mfa_removed', who: Who, meta: Record<string, unknown>): Promise<void> {
-    return this.d.bus.emit('audit', { action, actor: ref(who), request: who.request, resource: `user:${who.id}`, meta });
+    return this.d.bus.emit(who, 'audit', { action, actor: ref(who), request: who.request, resource: `user:${who.id}`, meta });
   }
 }
 

@@ -89,7 +89,7 @@ export class SecondStep {
     const user = await this.d.users.byId(c, c.user_id);
     if (!ok || !user) {
       const left = await this.d.throttle.fail(c.login, request.ip, c.user_id);
-      await this.d.bus.emit('audit', {
+      await this.d.bus.emit(c, 'audit', {
         action: 'auth.mfa_failed',
         actor: user ? { id: user.id, email: user.email } : null,
         request,

@@ -118,7 +118,7 @@ export class OidcAccounts {
       return;
     }
     if (patch.role)
-      await this.d.bus.emit('audit', {
+      await this.d.bus.emit(user, 'audit', {
         action: 'user.update',
         actor: null,
         resource: `user:${user.id}`,

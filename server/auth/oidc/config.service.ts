@@ -5,6 +5,7 @@
  * against the issuer worked), and the provider's configuration for sign-in.
  */
 import type * as client from 'openid-client';
+import { DEFAULT_TENANT } from '../../db';
 import { AppError } from '../../errors';
 import type { ActorRef, EventBus, RequestMeta } from '../../events';
 import type { OidcSettingsView, OidcTestResult } from '../../contract';
@@ -90,7 +91,13 @@ export class OidcConfig {
     if (isActive(next)) await this.probe(next);
     await this.save(next);
     const changed = Object.keys(patch).filter((k) => k !== 'client_secret' || patch.client_secret !== '***');
-    await this.d.bus.emit('audit', { action: 'admin.config_change', actor: who.actor, request: who.request, resource: 'auth.oidc', meta: { fields: changed } });
+    await this.d.bus.emit(DEFAULT_TENANT, 'audit', {
+      action: 'admin.config_change',
+      actor: who.actor,
+      request: who.request,
+      resource: 'auth.oidc',
+      meta: { fields: changed },
+    });
     return this.view(origin);
   }
 

@@ -43,7 +43,7 @@ export class OidcSignIn {
    * request's) and the callback must come back to it.
    */
   async start(s: TenantScope, next: unknown, origin: string, req: RequestMeta): Promise<{ url: string; state: string }> {
-    return this.audited(req, async () => {
+    return this.audited(s, req, async () => {
       const o = this.d.config.current();
       if (!isActive(o)) throw new OidcError('oidc_unavailable', 'OIDC sign-in is not configured');
       const provider = await this.d.config.provider(o);
@@ -72,7 +72,7 @@ export class OidcSignIn {
    * the local path to return to. The started sign-in is found only in tenant `s`, the request's.
    */
   async callback(t: TenantScope, query: URLSearchParams, browserState: string | undefined, req: RequestMeta): Promise<{ login: LoginResult; next: string }> {
-    return this.audited(req, async () => {
+    return this.audited(t, req, async () => {
       const state = query.get('state') ?? '';
       if (!browserState) throw new OidcError('oidc_state', 'no sign-in was started in this browser');
       if (!safeEqual(state, browserState)) throw new OidcError('oidc_state', 'the state is not the one this browser started');
@@ -123,14 +123,15 @@ export class OidcSignIn {
     }
   }
 
-  private async audited<T>(req: RequestMeta, fn: () => Promise<T>): Promise<T> {
+  /** Runs a sign-in step; a refusal is audited `auth.failed` in the tenant `s` it was tried in. */
+  private async audited<T>(s: TenantScope, req: RequestMeta, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (e) {
       const f = e instanceof OidcError ? e : new OidcError('oidc_unavailable', describe(e));
       // These point at the provider or the settings, not at the person signing in.
       if (f.code === 'oidc_unavailable' || f.code === 'oidc_token') this.d.warn(`OIDC sign-in refused (${f.code}): ${f.reason}`);
-      await this.d.bus.emit('audit', { action: 'auth.failed', actor: null, request: req, meta: { kind: 'oidc', reason: f.code, detail: f.reason } });
+      await this.d.bus.emit(s, 'audit', { action: 'auth.failed', actor: null, request: req, meta: { kind: 'oidc', reason: f.code, detail: f.reason } });
       throw f;
     }
   }

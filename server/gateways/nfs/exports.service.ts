@@ -4,7 +4,7 @@
  * the key is the account's own), and audited. `validation_failed` names the
  * field at fault.
  */
-import type { Actor, ActorSpec } from '../../auth';
+import { actorTenant, type Actor, type ActorSpec } from '../../auth';
 import { AppError } from '../../errors';
 import type { EventBus, RequestMeta } from '../../events';
 import { parseAddressList } from '../../lib/net-addr';
@@ -92,7 +92,7 @@ export class NfsExports {
 
   private audit(action: string, by: Actor, e: NfsExport): void {
     const who = by.kind === 'system' ? undefined : { id: by.principal.id, email: by.principal.email };
-    void this.bus.emit('audit', {
+    void this.bus.emit(actorTenant(by), 'audit', {
       action,
       actor: who,
       request: by.kind === 'system' ? undefined : by.request,

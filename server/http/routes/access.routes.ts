@@ -130,7 +130,7 @@ function tools(d: AccessRoutesDeps) {
 
   const audit = (ctx: Ctx, action: string, userId: number, meta: Record<string, unknown>) => {
     const p = me(ctx);
-    return d.bus.emit('audit', { action, actor: { id: p.id, email: p.email }, request: reqMeta(ctx), resource: `user:${userId}`, meta });
+    return d.bus.emit(p, 'audit', { action, actor: { id: p.id, email: p.email }, request: reqMeta(ctx), resource: `user:${userId}`, meta });
   };
 
   return { body, expiryOf, view, mint, sessionsOf, audit };

@@ -34,7 +34,7 @@ export function adminBackupRoutes(d: { backups: BackupService; bus: EventBus; ma
     const b = validate(settingsBody, await readObject(ctx, d.maxJsonBytes));
     const changes = await d.backups.update(b);
     if (Object.keys(changes).length)
-      await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'backups', meta: { changes } });
+      await d.bus.emit(me(ctx), 'audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'backups', meta: { changes } });
     ctx.body = await d.backups.view();
   });
 

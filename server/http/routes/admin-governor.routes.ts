@@ -12,7 +12,7 @@ import type { SettingsStore } from '../../settings';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
-import { actorOf, reqMeta, type AppState } from '../context';
+import { actorOf, me, reqMeta, type AppState } from '../context';
 import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Admin: settings', 'admin');
@@ -39,7 +39,7 @@ export function adminGovernorRoutes(d: { settings: SettingsStore; governor: Gove
       const from = d.settings.get(KEY);
       if (from !== to) {
         await d.settings.set(KEY, to);
-        await d.bus.emit('audit', {
+        await d.bus.emit(me(ctx), 'audit', {
           action: 'admin.config_change',
           actor: actorOf(ctx),
           request: reqMeta(ctx),

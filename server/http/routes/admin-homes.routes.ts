@@ -12,7 +12,7 @@ import type { SettingsStore } from '../../settings';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
-import { actorOf, reqMeta, type AppState } from '../context';
+import { actorOf, me, reqMeta, type AppState } from '../context';
 import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Admin: settings', 'admin');
@@ -50,7 +50,7 @@ export function adminHomesRoutes(d: { homes: Homes; settings: SettingsStore; bus
       (['enabled', 'storage_id', 'folder'] as const).filter((k) => before[k] !== after[k]).map((k) => [k, { from: before[k], to: after[k] }]),
     );
     if (Object.keys(changes).length)
-      await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'homes', meta: { changes } });
+      await d.bus.emit(me(ctx), 'audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'homes', meta: { changes } });
     ctx.body = after;
   });
   return r;

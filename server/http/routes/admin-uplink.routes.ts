@@ -10,7 +10,7 @@ import type { SettingsStore } from '../../settings';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
-import { actorOf, reqMeta, type AppState } from '../context';
+import { actorOf, me, reqMeta, type AppState } from '../context';
 import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Admin: settings', 'admin');
@@ -48,7 +48,7 @@ export function adminUplinkRoutes(d: {
       changes[k] = { from, to: v };
     }
     if (Object.keys(changes).length)
-      await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'uplink', meta: { changes } });
+      await d.bus.emit(me(ctx), 'audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'uplink', meta: { changes } });
     ctx.body = view();
   });
   return r;

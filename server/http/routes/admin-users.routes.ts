@@ -96,7 +96,7 @@ export function adminUserRoutes(d: { auth: Auth; db: Db; settings: SettingsStore
     const from = d.settings.get('allow_signup');
     if (from !== b.allow_signup) {
       await d.settings.set('allow_signup', b.allow_signup);
-      await d.bus.emit('audit', {
+      await d.bus.emit(me(ctx), 'audit', {
         action: 'admin.config_change',
         actor: actorOf(ctx),
         request: reqMeta(ctx),

@@ -11,7 +11,7 @@ import { PACKAGE_LIMITS, RUN_LIMITS, type AppPlugins } from '../../plugins';
 import type { SettingsStore } from '../../settings';
 import { requireAdmin, requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actor, actorOf, reqMeta, type AppState, type Ctx, type Mw } from '../context';
+import { actor, actorOf, me, reqMeta, type AppState, type Ctx, type Mw } from '../context';
 import { validate, z } from '../validate';
 import { routeDoc } from '../openapi/route-doc';
 
@@ -239,7 +239,7 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
   r.patch(`${A}/config`, doc({ summary: 'Turn app plugins on or off', body: configBody, auth: 'admin' }), admin, async (ctx) => {
     const b = await body(ctx, configBody);
     await d.settings.set('app_plugins_enabled', b.enabled);
-    await d.bus.emit('audit', {
+    await d.bus.emit(me(ctx), 'audit', {
       action: 'admin.config_change',
       actor: actorOf(ctx),
       request: reqMeta(ctx),

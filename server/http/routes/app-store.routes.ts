@@ -82,7 +82,7 @@ export function appStoreRoutes(d: {
   r.patch(`${A}/config`, doc({ summary: 'Turn the app store on or off', body: configBody, auth: 'admin' }), admin, async (ctx) => {
     const b = await body(ctx, configBody);
     await d.settings.set('app_store_enabled', b.enabled);
-    await d.bus.emit('audit', {
+    await d.bus.emit(me(ctx), 'audit', {
       action: 'admin.config_change',
       actor: actorOf(ctx),
       request: reqMeta(ctx),

@@ -13,7 +13,7 @@ import { AppError, isAppError } from '../../errors';
 import type { EventBus } from '../../events';
 import { requireAdmin, requireUser } from '../middlewares/auth';
 import { readJson, readObject } from '../middlewares/body';
-import { actor, actorOf, reqMeta, type AppState, type Ctx, type Mw } from '../context';
+import { actor, actorOf, me, reqMeta, type AppState, type Ctx, type Mw } from '../context';
 import { validate, z } from '../validate';
 import { t } from '../../lib/i18n';
 import { routeDoc } from '../openapi/route-doc';
@@ -133,7 +133,7 @@ export function assistantRoutes(d: { assistant: Assistant; bus: EventBus; maxJso
     const b = await body(ctx, assistantPatchSchema);
     ctx.body = await a.settings.patch(b);
     const { api_key: key, ...shown } = b;
-    await d.bus.emit('audit', {
+    await d.bus.emit(me(ctx), 'audit', {
       action: 'admin.config_change',
       actor: actorOf(ctx),
       request: reqMeta(ctx),

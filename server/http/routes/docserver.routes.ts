@@ -16,7 +16,7 @@ import type { EventBus } from '../../events';
 import { requireAdmin, requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
 import { serveFile } from '../serve-file';
-import { actor, actorOf, reqMeta, selfUrl, type AppState, type Ctx } from '../context';
+import { actor, actorOf, me, reqMeta, selfUrl, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
 import { routeDoc } from '../openapi/route-doc';
 
@@ -72,7 +72,13 @@ export function adminExternalRoutes(d: { docserver: Docserver; bus: EventBus; ma
     if (b.jwt_secret !== undefined && b.jwt_secret !== '***') changes.jwt_secret = { changed: true };
     if (before.callback_url !== after.callback_url) changes.callback_url = { from: before.callback_url, to: after.callback_url };
     if (Object.keys(changes).length)
-      await d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: `external:${name}`, meta: { changes } });
+      await d.bus.emit(me(ctx), 'audit', {
+        action: 'admin.config_change',
+        actor: actorOf(ctx),
+        request: reqMeta(ctx),
+        resource: `external:${name}`,
+        meta: { changes },
+      });
     ctx.body = after;
   });
   r.post('/:name/test', doc({ summary: 'Probe an external service from here and report what the browser and it can reach' }), async (ctx) => {

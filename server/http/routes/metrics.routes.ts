@@ -11,7 +11,7 @@ import type { Metrics } from '../metrics/metrics';
 import { requireAdmin } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
 import { validate, z } from '../validate';
-import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
 import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Admin: settings', 'admin');
@@ -24,7 +24,7 @@ export function metricsRoutes(d: { metrics: Metrics; bus: EventBus; maxJsonBytes
   const r = new Router<AppState>({ prefix: '/api/admin/metrics' });
   r.use(requireAdmin);
   const audit = (ctx: Ctx, changes: Record<string, unknown>) =>
-    d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'metrics', meta: { changes } });
+    d.bus.emit(me(ctx), 'audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource: 'metrics', meta: { changes } });
 
   scrape.get(
     '/',

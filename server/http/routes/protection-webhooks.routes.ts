@@ -12,7 +12,7 @@ import { WEBHOOK_EVENTS, type Webhooks } from '../../events';
 import type { Protection } from '../../protection';
 import { requireAdmin } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actorOf, type AppState } from '../context';
+import { actorOf, me, type AppState } from '../context';
 import { q, validate, z } from '../validate';
 import { routeDoc } from '../openapi/route-doc';
 
@@ -38,27 +38,27 @@ export function webhookRoutes(d: { protection: Protection; webhooks: Webhooks; m
   const t = d.protection.webhooks;
 
   r.get('/', doc({ summary: 'Webhook targets and the events they may hear' }), (ctx) => {
-    ctx.body = { targets: t.list(), events: WEBHOOK_EVENTS };
+    ctx.body = { targets: t.list(me(ctx)), events: WEBHOOK_EVENTS };
   });
   r.get('/deliveries', doc({ summary: 'The webhook delivery log', query: logQuery }), async (ctx) => {
     const o = validate(logQuery, ctx.query);
-    ctx.body = { deliveries: await d.webhooks.list({ targetId: o.target_id, limit: o.limit }) };
+    ctx.body = { deliveries: await d.webhooks.list(me(ctx), { targetId: o.target_id, limit: o.limit }) };
   });
   r.put('/legacy', doc({ summary: 'Set the older single webhook URL (empty clears it)', body: legacy }), async (ctx) => {
     const b = validate(legacy, await readObject(ctx, d.maxJsonBytes));
     await t.setLegacy(b.url, b.secret, actorOf(ctx));
-    ctx.body = { targets: t.list() };
+    ctx.body = { targets: t.list(me(ctx)) };
   });
   r.post('/', doc({ summary: 'Add a webhook target (its signing key is shown once)', body: created }), async (ctx) => {
     const b = validate(created, await readObject(ctx, d.maxJsonBytes));
-    ctx.body = await t.create(b, actorOf(ctx));
+    ctx.body = await t.create(me(ctx), b, actorOf(ctx));
   });
   r.patch('/:id', doc({ summary: 'Change a webhook target', body: changed }), async (ctx) => {
     const b = validate(changed, await readObject(ctx, d.maxJsonBytes));
-    ctx.body = await t.update(ctx.params.id, b, actorOf(ctx));
+    ctx.body = await t.update(me(ctx), ctx.params.id, b, actorOf(ctx));
   });
   r.delete('/:id', doc({ summary: 'Remove a webhook target' }), async (ctx) => {
-    await t.remove(ctx.params.id, actorOf(ctx));
+    await t.remove(me(ctx), ctx.params.id, actorOf(ctx));
     ctx.body = { ok: true };
   });
   return r;

@@ -11,7 +11,7 @@ import { REPLICA_MODES, REPLICA_OPS, type Replication } from '../../replication'
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { q, validate, z } from '../validate';
-import { actorOf, reqMeta, type AppState, type Ctx } from '../context';
+import { actorOf, me, reqMeta, type AppState, type Ctx } from '../context';
 import type { EventBus } from '../../events';
 import { routeDoc } from '../openapi/route-doc';
 
@@ -82,7 +82,7 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
   r.use(onlyReplication);
   const body = async <T extends z.ZodType>(ctx: Ctx, schema: T) => validate(schema, await readObject(ctx, d.maxJsonBytes));
   const audit = (ctx: Ctx, resource: string, meta: Record<string, unknown>) =>
-    d.bus.emit('audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource, meta });
+    d.bus.emit(me(ctx), 'audit', { action: 'admin.config_change', actor: actorOf(ctx), request: reqMeta(ctx), resource, meta });
 
   // Targets
   r.get('/replication-targets', doc({ summary: 'Replication targets' }), async (ctx) => {

@@ -4,7 +4,7 @@ import type { Updater } from '../../update';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
-import { actorOf, reqMeta, type AppState } from '../context';
+import { actorOf, me, reqMeta, type AppState } from '../context';
 import type { EventBus } from '../../events';
 import { routeDoc } from '../openapi/route-doc';
 
@@ -30,7 +30,7 @@ export function updateRoutes(d: { updater: Updater; bus: EventBus; maxJsonBytes:
   });
   r.post('/apply', doc({ summary: 'Install the pending release (409 when refused, e.g. in a container)', body: applyBody }), async (ctx) => {
     const b = validate(applyBody, await readObject(ctx, d.maxJsonBytes));
-    await d.bus.emit('audit', {
+    await d.bus.emit(me(ctx), 'audit', {
       action: 'admin.config_change',
       actor: actorOf(ctx),
       request: reqMeta(ctx),
