@@ -14,7 +14,6 @@ import { lockTokenHash, mimeOf, type GateNode, type Level, type NodeRow, type Wr
 import type { DeleteResult, FileEntry, NewdocType } from '../contract';
 import { AppError, isAppError } from '../errors';
 import { baseName, checkName, extOf, isWithin, joinRel, parentRel, uiPath } from '../lib/paths';
-import type { SendFd } from '../lib/send-range';
 import type { Entry, PresignOptions } from '../storage';
 import type { EncryptedMode, Place, Target, TargetOptions } from './access';
 import { etagOf, presentNode, servedEtag } from './entry';
@@ -62,7 +61,7 @@ export interface OpenFile {
    * closes it); null when there is none or it was taken. Take it in the same
    * turn of the event loop as `open` (a serve does): later it is closed.
    */
-  takeLocalFd?(): SendFd | null;
+  takeLocalFd?(): number | null;
   /** A presigned URL straight to the backend, or null when it has none. */
   presign(o: PresignOptions): Promise<string | null>;
 }

@@ -11,7 +11,6 @@ import type { Readable } from 'node:stream';
 import type { CatalogueIo, GateNode, WriteContext } from '../catalogue/io';
 import { AppError, isAppError } from '../errors';
 import { joinRel, parentRel } from '../lib/paths';
-import type { SendFd } from '../lib/send-range';
 import type { ByteRange, Entry, PresignOptions, StorageDriver, WriteOptions } from '../storage';
 import type { Place } from './access';
 
@@ -86,12 +85,12 @@ export class StorageOps {
    * check (the taker closes it), or null; one nobody took by the next turn of
    * the event loop is closed (a range it could not serve, an error). Missing → `not_found`.
    */
-  async statForServing(p: Place, open = false): Promise<{ entry: Entry; local: string | null; takeFd(): SendFd | null }> {
+  async statForServing(p: Place, open = false): Promise<{ entry: Entry; local: string | null; takeFd(): number | null }> {
     const d = await this.driver(p);
     if (!d.statLocal) return { entry: await d.stat(p.rel), local: null, takeFd: () => null };
-    const { entry, path, fd, quickClose } = await d.statLocal(p.rel, { open });
-    let held: SendFd | null = fd === undefined ? null : { fd, quickClose: !!quickClose };
-    if (held !== null) setImmediate(() => held !== null && close(held.fd, () => undefined));
+    const { entry, path, fd } = await d.statLocal(p.rel, { open });
+    let held = fd ?? null;
+    if (held !== null) setImmediate(() => held !== null && close(held, () => undefined));
     const takeFd = () => {
       const n = held;
       held = null;

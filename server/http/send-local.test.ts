@@ -2,7 +2,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { fstatSync, openSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { sendLocal, sendLocalRange, sendPool } from './send-local';
@@ -90,43 +90,6 @@ test('sendLocal: a small file leaves with its headers in one write; a client tha
   // A client gone before the end does not leave the request hanging.
   assert.equal(await Promise.race([results[1], new Promise((r) => setTimeout(() => r('hung'), 2000))]), 0);
 });
-
-test('sendLocal: a descriptor handed over is closed by the send, before its bytes leave when it may be closed synchronously (quickClose)', async (t) => {
-  const dir = tempDir();
-  t.after(() => dir.cleanup());
-  const file = join(dir.dir, 'small.bin');
-  const data = randomBytes(4096);
-  writeFileSync(file, data);
-  const sends: Array<{ fd: number; sent: Promise<number>; openAtFinish?: boolean }> = [];
-  const server = createServer((req, res) => {
-    res.setHeader('content-length', data.length);
-    const fd = openSync(file, 'r');
-    const s: (typeof sends)[number] = {
-      fd,
-      sent: sendLocal({ respond: true, status: 200, res } as never, { fd, quickClose: req.url === '/quick' }, 0, data.length - 1),
-    };
-    res.once('finish', () => (s.openAtFinish = isOpen(fd)));
-    sends.push(s);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => server.close());
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  for (const path of ['/quick', '/other']) assert.ok(Buffer.from(await (await fetch(url + path)).arrayBuffer()).equals(data));
-  assert.deepEqual(await Promise.all(sends.map((s) => s.sent)), [4096, 4096]);
-  assert.equal(sends[0].openAtFinish, false, 'closed in the same turn as the read came back, before the bytes left');
-  // The other is closed on the thread pool, some time after its read.
-  await until(() => !isOpen(sends[1].fd), 'the asynchronous close');
-});
-
-/** Whether descriptor `fd` is open in this process. */
-const isOpen = (fd: number): boolean => {
-  try {
-    fstatSync(fd);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 test('clients that leave while their socket is full: every send ends, its descriptor is closed and the pool holds nothing for it', async (t) => {
   const dir = tempDir();

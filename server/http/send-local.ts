@@ -8,10 +8,10 @@
  * the FileHandle machinery, which costs more than the read itself for a
  * small file.
  */
-import { close, closeSync } from 'node:fs';
+import { close } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { finished } from 'node:stream';
-import { CHUNK, openRead, readAt, sendLocalRange, sendPool, type SendFd } from '../lib/send-range';
+import { CHUNK, openRead, readAt, sendLocalRange, sendPool } from '../lib/send-range';
 import type { Ctx } from './context';
 
 export { sendLocalRange, sendPool } from '../lib/send-range';
@@ -23,7 +23,7 @@ export { sendLocalRange, sendPool } from '../lib/send-range';
  * over (and closes). Resolves with the bytes that left; never throws (a
  * failed send destroys the response).
  */
-export async function sendLocal(ctx: Ctx, file: string | SendFd, start: number, end: number): Promise<number> {
+export async function sendLocal(ctx: Ctx, file: string | number, start: number, end: number): Promise<number> {
   // A public transfer from the internet spends the uplink budget chunk by chunk (lib/egress).
   const pace = ctx.state?.egress?.sender() ?? undefined;
   ctx.respond = false;
@@ -32,9 +32,8 @@ export async function sendLocal(ctx: Ctx, file: string | SendFd, start: number, 
   const sent = { bytes: 0 };
   try {
     if (!pace && end >= start && end - start < CHUNK) return await sendSmall(ctx.res, file, start, end - start + 1);
-    const fd = typeof file === 'string' ? file : file.fd;
-    if (end >= start) await sendLocalRange(ctx.res, fd, start, end, sent, pace);
-    else if (typeof fd === 'number') close(fd, () => undefined); // an empty file: nothing to read
+    if (end >= start) await sendLocalRange(ctx.res, file, start, end, sent, pace);
+    else if (typeof file === 'number') close(file, () => undefined); // an empty file: nothing to read
     ctx.res.end();
   } catch {
     ctx.res.destroy();
@@ -46,13 +45,12 @@ export async function sendLocal(ctx: Ctx, file: string | SendFd, start: number, 
 
 /**
  * A range of one chunk at most: one read into a pooled buffer, the file closed
- * without waiting (synchronously where `quickClose` allows: one thread-pool
- * round trip fewer), and the bytes handed to `end` with the headers (the common
+ * without waiting, and the bytes handed to `end` with the headers (the common
  * case of photo grids and sync tools: every saved call counts at 10k req/s).
  * Resolves with the bytes sent; rejects when the read failed or the client left.
  */
-async function sendSmall(res: ServerResponse, file: string | SendFd, start: number, length: number): Promise<number> {
-  const fd = typeof file === 'string' ? await openRead(file) : file.fd;
+async function sendSmall(res: ServerResponse, file: string | number, start: number, length: number): Promise<number> {
+  const fd = typeof file === 'number' ? file : await openRead(file);
   const buf = sendPool.take(length);
   let got: number;
   try {
@@ -61,8 +59,7 @@ async function sendSmall(res: ServerResponse, file: string | SendFd, start: numb
     sendPool.put(buf);
     throw e;
   } finally {
-    if (typeof file !== 'string' && file.quickClose) closeSync(fd);
-    else close(fd, () => undefined);
+    close(fd, () => undefined);
   }
   if (got < length) {
     sendPool.put(buf);

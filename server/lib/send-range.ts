@@ -14,18 +14,6 @@ import type { ServerResponse } from 'node:http';
 
 export const CHUNK = 1 << 20;
 
-/** A file already opened for one send, handed to the sender (which closes it). */
-export interface SendFd {
-  fd: number;
-  /**
-   * A small send may close it synchronously: a read-only file on a local block filesystem (the storage
-   * driver decides, from what it learnt when the storage was mounted), whose close neither flushes nor
-   * waits on a server, and saves a thread-pool round trip. Large sends keep the asynchronous close: the
-   * last close of a file deleted meanwhile frees its blocks, which takes time in proportion to its size.
-   */
-  quickClose: boolean;
-}
-
 /** A send budget (lib/egress): read in chunks of `chunk` bytes, each spent before it is written. */
 export interface Pacing {
   chunk: number;

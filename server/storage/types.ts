@@ -137,11 +137,9 @@ export interface StorageDriver {
    * `open`: also hand over `fd`, a read descriptor of that very file, where
    * the driver can check containment on the opened file itself (then the
    * download needs no second lookup); the caller owns it and must close it.
-   * An error or a folder never leaves a descriptor open. `quickClose`: `fd`
-   * may be closed synchronously (a read-only file on a local block
-   * filesystem: its close neither flushes nor waits on a server).
+   * An error or a folder never leaves a descriptor open.
    */
-  statLocal?(path: string, o?: { open?: boolean }): Promise<{ entry: Entry; path: string | null; fd?: number; quickClose?: boolean }>;
+  statLocal?(path: string, o?: { open?: boolean }): Promise<{ entry: Entry; path: string | null; fd?: number }>;
   /**
    * True when the driver counts its own wire requests through
    * `DriverContext.countRequest` (see storage/meter.ts); the meter decorator

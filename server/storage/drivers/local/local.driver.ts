@@ -59,10 +59,10 @@ export class LocalDriver implements StorageDriver {
    * `stat` plus the contained real path it looked at (one resolve for a download's stat and send);
    * with `open`, a file also comes opened for reading where local.open.ts can check it (`fd`, the caller closes it).
    */
-  async statLocal(rel: string, o: { open?: boolean } = {}): Promise<{ entry: Entry; path: string; fd?: number; quickClose?: boolean }> {
+  async statLocal(rel: string, o: { open?: boolean } = {}): Promise<{ entry: Entry; path: string; fd?: number }> {
     const clean = o.open ? cleanRel(rel, { allowReserved: true }) : '';
     const opened = clean === '' ? null : await openContained(this.root, clean);
-    if (opened) return { entry: entryOf(baseOf(clean), opened.st)!, path: opened.real, fd: opened.fd, quickClose: this.root.quickClose(opened.st) };
+    if (opened) return { entry: entryOf(baseOf(clean), opened.st)!, path: opened.real, fd: opened.fd };
     const abs = await this.root.resolve(rel);
     const st = await mapFs(rel, () => fsp.stat(abs));
     const entry = entryOf(rel === '' ? '' : baseOf(rel), st);

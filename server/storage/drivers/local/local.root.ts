@@ -9,7 +9,6 @@ import { basename, dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { AppError } from '../../../errors';
 import { cleanRel } from '../../../lib/paths';
 import { fsError } from './local.errors';
-import { rootDisk, type RootDisk } from './local.disk';
 
 /** Why `path` cannot be a local storage root, or null when it can. */
 export function rootPathIssue(path: unknown): string | null {
@@ -26,8 +25,6 @@ export class LocalRoot {
     readonly path: string,
     /** Its real path, resolved once at open; every containment check compares against it. */
     readonly real: string,
-    /** Its filesystem, as it was when the storage was mounted (local.disk.ts). */
-    readonly disk: RootDisk,
   ) {}
 
   /**
@@ -54,12 +51,7 @@ export class LocalRoot {
     }
     const real = await fsp.realpath(abs);
     if (real === sep) throw new AppError('validation_failed', { field: 'path', reason: 'the filesystem root cannot be a storage' }, { field: 'path' });
-    return new LocalRoot(abs, real, await rootDisk(real));
-  }
-
-  /** True when a file with these stats, opened read-only, may be closed synchronously (see local.disk.ts). */
-  quickClose(st: { dev: number }): boolean {
-    return this.disk.local && st.dev === this.disk.dev;
+    return new LocalRoot(abs, real);
   }
 
   /** True when the absolute real path `real` is the root or lies below it. */
