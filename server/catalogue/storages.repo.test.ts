@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DEFAULT_TENANT, openDatabase, type TenantScope } from '../db';
 import { StoragesRepo, newUid } from './storages.repo';
+import { UsersRepo } from '../auth/users.repo';
 import { openTestDb, type TestDb } from '../../test/helpers/test-database';
 import { tempDir } from '../../test/helpers/tools';
 
@@ -173,6 +174,24 @@ test('two tenants: the same name in each; another tenant’s storage and grants 
   assert.equal(repo.byId(T1, one.id)?.name, 'Shared');
   await repo.delete(T2, two.id);
   assert.equal(repo.byId(T2, two.id), undefined);
+});
+
+test('SQLite: a write through another repository (a person deleted, their grants going by cascade) is seen by the next read', {
+  skip: process.env.TEST_DATABASE === 'postgres' ? 'SQLite only (PostgreSQL re-reads on the change channel)' : false,
+}, async () => {
+  const users = new UsersRepo(t.db);
+  const id = (await repo.insert(T1, row('Cascade')))!.id;
+  const ann = await users.insert(T1, { email: 'gone@example.test', username: 'gone', role: 'user', password_hash: null });
+  assert.ok(await repo.grantFolder(T1, id, ann, 'ann', 'editor'));
+  assert.deepEqual(
+    repo.grants(T1, id).map((g) => g.user_id),
+    [ann],
+  );
+  const counted = t.db.writes!();
+  assert.equal(typeof (await users.delete(T1, ann)), 'object', 'deleted');
+  assert.ok(t.db.writes!() > counted, 'the database layer counted the delete');
+  assert.deepEqual(repo.grants(T1, id), [], 'the cascade is seen without waiting');
+  await repo.delete(T1, id);
 });
 
 test('SQLite: another connection’s commits and writes beside the repository are seen by the next read', {

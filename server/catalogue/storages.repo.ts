@@ -109,9 +109,11 @@ const TAKEN = 'SELECT 1 FROM storages WHERE tenant_id = ? AND (name = ? OR uid =
  * reads (`all`, `byId`, `byNameOrUid`, `grants`…) answer synchronously from a copy, never a statement.
  * `load()` reads it once at start; every write here is awaited and re-reads it before it resolves (and tells
  * the other instances). What changed elsewhere:
- * - SQLite: `total_changes()` (a write on this connection outside these methods: a person's grants going
- *   with the person by cascade) and `PRAGMA data_version` (another process committed, e.g. a CLI command;
- *   asked at most once a millisecond) move; the copy is re-read there and then, synchronously.
+ * - SQLite: the database layer's write counter (`db.writes()`: a write on this connection outside these
+ *   methods, e.g. a person's grants going with the person by cascade; a property read, where asking SQLite's
+ *   `total_changes()` cost a statement, ~6.5 µs, on every file request) and `PRAGMA data_version` (another
+ *   process committed, e.g. a CLI command; asked at most once a millisecond) move; the copy is re-read there
+ *   and then, synchronously.
  * - PostgreSQL: a notice from another instance (or `resync` after the channel came back) re-reads it
  *   asynchronously (PostgreSQL has no `db.sqlite`).
  */
@@ -121,9 +123,9 @@ export class StoragesRepo {
   /** Re-reads are numbered: an older one that answers late never replaces a newer copy. */
   private started = 0;
   private applied = 0;
-  /** SQLite only: the statements and the connection's counters at the last re-read. */
-  private lite?: { changes: Statement; version: Statement; reads: Map<string, Statement> };
-  private seen = { changes: -1, version: -1, at: -Infinity };
+  /** SQLite only: the statements, and the counters at the last re-read. */
+  private lite?: { version: Statement; reads: Map<string, Statement> };
+  private seen = { writes: -1, version: -1, at: -Infinity };
   private statusQueue = new Map<number, Promise<void>>();
 
   constructor(private db: Db) {}
@@ -136,7 +138,7 @@ export class StoragesRepo {
   /** Re-reads the copy (at start, after a write here, on another instance's notice). */
   private async reload(): Promise<void> {
     if (this.db.dialect === 'sqlite') {
-      this.seen.changes = -1;
+      this.seen.writes = -1;
       this.followSqlite();
       return;
     }
@@ -170,15 +172,15 @@ export class StoragesRepo {
    */
   private followSqlite(): void {
     const s = this.db.sqlite!; // called on SQLite only
-    const q = (this.lite ??= { changes: s.prepare('SELECT total_changes()').pluck(), version: s.prepare('PRAGMA data_version').pluck(), reads: new Map() });
-    const changes = q.changes.get() as number;
+    const q = (this.lite ??= { version: s.prepare('PRAGMA data_version').pluck(), reads: new Map() });
+    const writes = this.db.writes!();
     const now = performance.now();
     // Another process's commit has no ordering with our requests: its counter is asked at most once a millisecond.
-    if (changes === this.seen.changes && now - this.seen.at < 1) return;
+    if (writes === this.seen.writes && now - this.seen.at < 1) return;
     const version = q.version.get() as number;
     this.seen.at = now;
-    if (changes === this.seen.changes && version === this.seen.version) return;
-    this.seen.changes = changes;
+    if (writes === this.seen.writes && version === this.seen.version) return;
+    this.seen.writes = writes;
     this.seen.version = version;
     const read = (text: string) => q.reads.get(text) ?? q.reads.set(text, s.prepare(text)).get(text)!;
     this.apply(

@@ -15,6 +15,8 @@ const MAX_PREPARED = 200;
 export function sqliteAsync(d: {
   sqlite: Database.Database;
   waits: DbWaits;
+  /** Called after each statement ran: counts it when it writes (`Db.writes`). */
+  wrote(st: Database.Statement): void;
   all<R>(q: Compilable<R>): R[];
   first<R>(q: Compilable<R>): R | undefined;
   run(q: Compilable<unknown>): number;
@@ -42,9 +44,9 @@ export function sqliteAsync(d: {
       case 'sql': {
         const st = statement(s.text, s.raw);
         const args = Array.isArray(s.params) ? s.params : [s.params];
-        if (st.reader) return st.all(...args);
-        st.run(...args);
-        return [];
+        const rows = st.reader ? st.all(...args) : (st.run(...args), []);
+        d.wrote(st);
+        return rows;
       }
     }
   };

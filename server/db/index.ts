@@ -49,6 +49,13 @@ export interface Db {
    * (the storages cache's `data_version`, the lock tests) and tools. Statements of the service go through `async`.
    */
   sqlite?: Sqlite;
+  /**
+   * SQLite only: how many writing statements `async` has run on this connection (each statement of a unit
+   * counts, also one that rolled back or changed no row; cascades ride on their statement). A copy of a table
+   * read synchronously (storages.repo.ts) compares it instead of asking SQLite on every read; another
+   * process's commits show in `PRAGMA data_version`, not here, and writes made on `sqlite` directly not at all.
+   */
+  writes?(): number;
   /** Typed query builder: it builds the SQL that `async` runs. */
   k: Kysely<DB>;
   /** One-time instance facts (the `meta` table's only writer). */
@@ -88,7 +95,7 @@ export interface OpenOptions {
 
 /** Opens (and creates) the database file, applies pending migrations. */
 /** A SQLite `Db`, whose in-process handle is always there. */
-export type SqliteDb = Db & { dialect: 'sqlite'; sqlite: Sqlite };
+export type SqliteDb = Db & { dialect: 'sqlite'; sqlite: Sqlite; writes(): number };
 
 export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS, o: OpenOptions = {}): SqliteDb {
   const sqlite = new Database(file);
@@ -105,6 +112,10 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
   // Kysely builds the SQL (portable across dialects); better-sqlite3 runs it in-process for `db.async`
   // (async-sqlite.ts), each text prepared once.
   const prepared = new Map<string, Database.Statement>();
+  let writes = 0;
+  const wrote = (st: Database.Statement) => {
+    if (!st.readonly) writes++;
+  };
   const stmt = (q: Compilable<unknown>) => {
     const c = q.compile();
     let st = prepared.get(c.sql);
@@ -118,22 +129,30 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
   const async = sqliteAsync({
     sqlite,
     waits,
+    wrote,
     all: <R>(q: Compilable<R>) => {
       const { st, params } = stmt(q);
-      return st.all(...params) as R[];
+      const rows = st.all(...params) as R[];
+      wrote(st);
+      return rows;
     },
     first: <R>(q: Compilable<R>) => {
       const { st, params } = stmt(q);
-      return st.get(...params) as R | undefined;
+      const row = st.get(...params) as R | undefined;
+      wrote(st);
+      return row;
     },
     run: (q: Compilable<unknown>) => {
       const { st, params } = stmt(q);
-      return st.run(...params).changes;
+      const { changes } = st.run(...params);
+      wrote(st);
+      return changes;
     },
   });
   return {
     dialect: 'sqlite' as const,
     sqlite,
+    writes: () => writes,
     k,
     waits,
     async,
