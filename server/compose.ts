@@ -186,7 +186,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
           files.filter((f) => !encrypted(storageId, f.path)),
         );
     // Policies first: they only enqueue work, and they are what the catalogue calls after writes and syncs.
-    const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
+    const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), () => storagesRepo.tenants(), queue, governor);
     const storagesRepo = new StoragesRepo(db);
     storagesRepo.attachChannel(channel);
     await storagesRepo.load();
@@ -206,6 +206,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       new TextExtractsRepo(db),
       queue,
       governor,
+      storagesRepo,
       dirs.staging,
       { ocrOn: (id) => !!storagesRepo.ofAnyTenant(id)?.ocr, ocrLangs: config.ocrLangs },
       meter,
@@ -309,7 +310,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
     // Every account-creating door (admin, CLI, sign-up, OIDC) ends in UsersService.create: the home is made there.
     const homes = new Homes({ files, settings, db, log: (_l, msg, e) => log.warn(e ? `${msg}: ${(e as Error).message ?? e}` : msg) });
     auth.users.onCreated((u) => homes.provision(u));
-    const { service: thumbs, ready: thumbToolsKnown } = createThumbs({ db, ops, bus, cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
+    const { service: thumbs, ready: thumbToolsKnown } = createThumbs({ db, ops, bus, tenants: () => storagesRepo.tenants(), cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
     thumbDispatch.register(thumbs);
     textIndex.register(ops);
     const docserver = createDocserver({
@@ -396,7 +397,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       enabled: config.appPlugins,
       memoryBytes: config.appPluginMemory * 1024 * 1024,
       wakeup: { intervalMs: config.appWakeupInterval, firstDelayMs: config.appWakeupFirst },
-      stateOf: async (p) => parseItems((await catalogue.nodes.get(p.storage_id, p.rel))?.app_state ?? null),
+      stateOf: async (p) => parseItems((await catalogue.nodes.get(catalogue.storageOf(p.storage_id), p.rel))?.app_state ?? null),
       // Apps are installed per tenant once app_plugins is scoped (docs/tenants.md); until then tenant 1's people.
       findUsers: async (q, limit) =>
         (await auth.repo.list(DEFAULT_TENANT, { q, limit: limit * 2 }))

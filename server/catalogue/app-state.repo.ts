@@ -8,10 +8,11 @@ import type { Tx } from '../db/async';
 import type { EventBus } from '../events';
 import { NodesRepo, SUBTREE, subtree, type NodeRow } from './nodes.repo';
 import type { GateEvent } from './gate.repo';
+import type { StorageRef } from './storage-ref';
 
 const Q = {
-  set: 'UPDATE nodes SET app_state = ? WHERE id = ?',
-  below: `SELECT path, app_state FROM nodes WHERE ${SUBTREE} AND deleted_at IS NULL AND app_state IS NOT NULL`,
+  set: 'UPDATE nodes SET app_state = ? WHERE tenant_id = ? AND id = ?',
+  below: `SELECT path, app_state FROM nodes WHERE tenant_id = ? AND ${SUBTREE} AND deleted_at IS NULL AND app_state IS NOT NULL`,
 };
 
 export class AppStateRepo {
@@ -29,7 +30,7 @@ export class AppStateRepo {
    * whether they changed (then they are written with `events`), or throws to refuse.
    */
   change(
-    storageId: number,
+    s: StorageRef,
     rel: string,
     change: (node: NodeRow | undefined) => { items: string[]; changed: boolean },
     events: GateEvent[],
@@ -37,10 +38,10 @@ export class AppStateRepo {
     const self = this;
     return this.db.async.unit(
       function* (t) {
-        const node = yield* self.nodes.getIn(t, storageId, rel);
+        const node = yield* self.nodes.getIn(t, s, rel);
         const out = change(node);
         if (!out.changed || !node) return out;
-        yield* self.setItemsIn(t, node.id, out.items);
+        yield* self.setItemsIn(t, node, out.items);
         for (const [event, payload] of events) yield* self.bus.recordIn(t, event, payload as never);
         return out;
       },
@@ -49,12 +50,12 @@ export class AppStateRepo {
   }
 
   /** Stores the node's items (the column's JSON array; none is NULL). */
-  *setItemsIn(t: Tx, nodeId: number, items: string[]) {
-    yield* t.sql(Q.set, [items.length ? JSON.stringify(items) : null, nodeId]);
+  *setItemsIn(t: Tx, node: Pick<NodeRow, 'id' | 'tenant_id'>, items: string[]) {
+    yield* t.sql(Q.set, [items.length ? JSON.stringify(items) : null, node.tenant_id, node.id]);
   }
 
   /** The raw items of the live nodes at `rel` and below it that have any ('' is the whole storage): one query. */
-  within(storageId: number, rel: string): Promise<Array<{ path: string; app_state: string }>> {
-    return this.db.async.sql(Q.below, subtree(storageId, rel));
+  within(s: StorageRef, rel: string): Promise<Array<{ path: string; app_state: string }>> {
+    return this.db.async.sql(Q.below, subtree(s, rel));
   }
 }

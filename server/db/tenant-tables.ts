@@ -58,6 +58,9 @@ export const SCOPED = [
   'sync_errors',
   'file_locks',
   'dav_props',
+  'nodes',
+  'node_removals',
+  'text_extracts',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
@@ -65,9 +68,6 @@ export const TENANT_OWNED = [
   ...SCOPED,
   'outbox',
   'webhook_deliveries',
-  'nodes',
-  'node_removals',
-  'text_extracts',
   'nfs_exports',
   'docserver_saves',
   'replica_targets',

@@ -4,7 +4,7 @@
  * dispatcher exists before the catalogue (its hooks are the catalogue's);
  * the service that runs the generators comes with the file service.
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { EventBus } from '../events';
 import type { StorageOps } from '../files/internal';
 import type { Logger } from '../lib/log';
@@ -25,6 +25,8 @@ export interface ThumbsOptions {
   db: Db;
   ops: StorageOps;
   bus: EventBus;
+  /** Every tenant that has a storage (`StoragesRepo.tenants`). */
+  tenants: () => TenantScope[];
   cacheDir: string;
   secretKey: Buffer;
   /** SERVICE_THUMBS_URL_TTL in ms (0 = 24 h). */
@@ -42,5 +44,5 @@ export function createThumbs(o: ThumbsOptions): { service: ThumbService; ready: 
   const ready = probeSvg().then(() => {
     for (const w of missingToolWarnings(thumbTools(true))) o.log.warn(w);
   });
-  return { service: new ThumbService(o.db, o.ops, o.bus, o.cacheDir, o.log), ready };
+  return { service: new ThumbService(o.db, o.ops, o.bus, o.tenants, o.cacheDir, o.log), ready };
 }
