@@ -98,7 +98,13 @@ async function seed(s: TestServer, token: string, dir: string): Promise<string> 
   const texts = new TextExtractsRepo(db);
   const ids: Array<{ id: number; size: number; mtime: number }> = (
     await db.async.all(
-      db.k.selectFrom('nodes').select(['id', 'size', 'mtime']).where('tenant_id', '=', 1).where('storage_id', '=', storageId).where('name', 'like', 'report-%').orderBy('id'),
+      db.k
+        .selectFrom('nodes')
+        .select(['id', 'size', 'mtime'])
+        .where('tenant_id', '=', 1)
+        .where('storage_id', '=', storageId)
+        .where('name', 'like', 'report-%')
+        .orderBy('id'),
     )
   ).map((r) => ({ id: Number(r.id), size: Number(r.size), mtime: Number(r.mtime) }));
   for (let i = 0; i < ids.length; i += UNIT) await texts.markPending({ id: storageId, tenant_id: 1 }, ids.slice(i, i + UNIT));

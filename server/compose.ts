@@ -310,7 +310,16 @@ export async function compose(config: Config, opts: ComposeOptions) {
     // Every account-creating door (admin, CLI, sign-up, OIDC) ends in UsersService.create: the home is made there.
     const homes = new Homes({ files, settings, db, log: (_l, msg, e) => log.warn(e ? `${msg}: ${(e as Error).message ?? e}` : msg) });
     auth.users.onCreated((u) => homes.provision(u));
-    const { service: thumbs, ready: thumbToolsKnown } = createThumbs({ db, ops, bus, tenants: () => storagesRepo.tenants(), cacheDir: dirs.thumbs, secretKey, urlTtlMs: config.thumbsUrlTtl, log });
+    const { service: thumbs, ready: thumbToolsKnown } = createThumbs({
+      db,
+      ops,
+      bus,
+      tenants: () => storagesRepo.tenants(),
+      cacheDir: dirs.thumbs,
+      secretKey,
+      urlTtlMs: config.thumbsUrlTtl,
+      log,
+    });
     thumbDispatch.register(thumbs);
     textIndex.register(ops);
     const docserver = createDocserver({

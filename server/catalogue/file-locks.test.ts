@@ -18,7 +18,8 @@ async function setup() {
   const nodes = new NodesRepo(db);
   await db.async.unit(function* (t) {
     for (const p of ['a.pdf', 'f/b.pdf', 'f/c.txt', 'g/d.txt', '😀.txt'])
-      yield* nodes.ensureParentsIn(t, { id: 1, tenant_id: 1 }, p), yield* nodes.upsertIn(t, { id: 1, tenant_id: 1 }, p, { name: p, type: 'file', size: 3, mtime: 1 });
+      yield* nodes.ensureParentsIn(t, { id: 1, tenant_id: 1 }, p),
+        yield* nodes.upsertIn(t, { id: 1, tenant_id: 1 }, p, { name: p, type: 'file', size: 3, mtime: 1 });
   });
   const bus = new EventBus(db);
   const changed: string[] = [];

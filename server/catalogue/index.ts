@@ -95,7 +95,11 @@ export function createCatalogue(o: CatalogueOptions) {
   // The volume watch needs the pool and the syncer, which ask it whether a storage's volume is gone.
   let volumes: VolumeWatch | undefined;
   const drivers = new DriverPool(o.manager, repo, (id) => volumes?.blocked(id) ?? null);
-  const indexer = new SearchIndexer(o.db, () => repo.tenants(), (m, e) => o.log.error(m, e));
+  const indexer = new SearchIndexer(
+    o.db,
+    () => repo.tenants(),
+    (m, e) => o.log.error(m, e),
+  );
   indexer.kick(0); // names a crash left unindexed
   /** Runs each named hook; one that throws is logged and the others still run. */
   const each = <A extends unknown[]>(hooks: Record<string, (...a: A) => void | Promise<void>> | undefined, ...a: A) => {

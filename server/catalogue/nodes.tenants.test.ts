@@ -109,7 +109,13 @@ test('another tenant’s nodes are neither changed, moved nor deleted, and its r
   );
   const sync = new SyncNodesRepo(t.db);
   await t.db.async.unit((u) =>
-    sync.updateIn(u, forged, theirs('docs/otter.txt'), { e: { path: 'docs/otter.txt', name: 'otter.txt', type: 'file', size: 99, mtime: 9 }, name: 'otter.txt', mime: null, mtime: 9 }, 'now'),
+    sync.updateIn(
+      u,
+      forged,
+      theirs('docs/otter.txt'),
+      { e: { path: 'docs/otter.txt', name: 'otter.txt', type: 'file', size: 99, mtime: 9 }, name: 'otter.txt', mime: null, mtime: 9 },
+      'now',
+    ),
   );
   assert.equal(Number((await nodes.get(s2, 'docs/otter.txt'))?.size), 7, 'neither the upsert nor the sync’s update changed it');
   const since = new Date(Date.now() - 1000).toISOString();

@@ -96,7 +96,8 @@ test('a folder revalidation racing the write gate on a file it did not list keep
   const nodes = new NodesRepo(t.db);
   const engine = new SyncEngine(asyncOnly(t.db));
   const empty = driver(new Map([['r', []]]));
-  const gate = (path: string) => t.db.async.unit((u) => nodes.upsertIn(u, { id: sid, tenant_id: 1 }, path, { name: path.slice(2), type: 'file', size: 7, mtime: 1 }));
+  const gate = (path: string) =>
+    t.db.async.unit((u) => nodes.upsertIn(u, { id: sid, tenant_id: 1 }, path, { name: path.slice(2), type: 'file', size: 7, mtime: 1 }));
   await t.db.async.unit((u) => nodes.upsertIn(u, { id: sid, tenant_id: 1 }, 'r', { name: 'r', type: 'dir', size: 0, mtime: 1 }));
   for (let i = 0; i < 8; i++) {
     await gate(`r/x${i}`);

@@ -20,7 +20,8 @@ before(async () => {
 after(() => t?.close());
 
 const body = async (id: number) => (await t.db.async.first(t.db.k.selectFrom('search_fts').select('body').where('rowid', '=', id)))?.body;
-const setNode = (id: number, size: number, mtime: number) => t.db.async.run(t.db.k.updateTable('nodes').set({ size, mtime }).where('tenant_id', '=', 1).where('id', '=', id));
+const setNode = (id: number, size: number, mtime: number) =>
+  t.db.async.run(t.db.k.updateTable('nodes').set({ size, mtime }).where('tenant_id', '=', 1).where('id', '=', id));
 
 test('a version is asked for once: the same size and mtime again changes nothing, a new one waits again', async () => {
   const [a, b] = await testNodes(t.db, s, [
@@ -159,7 +160,10 @@ test('paging leaves out the storages waiting on their request budget', async () 
     { path: 'm2.txt', size: 1, mtime: 1 },
   ]);
   const [f] = await testNodes(t.db, s, [{ path: 'own.txt', size: 1, mtime: 1 }]);
-  await repo.markPending(S(), [m1, m2, f].map((id) => ({ id, size: 1, mtime: 1 })));
+  await repo.markPending(
+    S(),
+    [m1, m2, f].map((id) => ({ id, size: 1, mtime: 1 })),
+  );
   const ids = async (except?: number[]) => (await repo.pendingAfter(ONE, m1 - 1, 10, except)).map((w) => w.id);
   assert.deepEqual(await ids(), [m1, m2, f]);
   assert.deepEqual(await ids([other]), [f]);
@@ -177,15 +181,21 @@ test('tenants: another tenant’s extracts are neither asked for, listed, found,
   assert.deepEqual(await repo.markPending(S(), [{ id: theirs, size: 3, mtime: 3 }]), []);
   assert.deepEqual(await repo.markPending(s2, [{ id: theirs, size: 3, mtime: 3 }]), [theirs]);
   assert.deepEqual(await repo.markPending(S(), [{ id: mine, size: 3, mtime: 3 }]), [mine]);
-  assert.equal((await repo.byId(k(theirs), theirs)), undefined, 'not found in tenant 1');
+  assert.equal(await repo.byId(k(theirs), theirs), undefined, 'not found in tenant 1');
   assert.equal((await repo.byId(s2, theirs))?.tenant_id, 2, 'the row carries its storage’s tenant');
   assert.ok(!(await repo.pendingAfter(ONE, 0, 1000)).some((w) => w.id === theirs), 'not listed to tenant 1');
-  assert.deepEqual((await repo.pendingAfter(TWO, 0, 1000)).map((w) => [w.id, w.tenant_id]), [[theirs, 2]]);
+  assert.deepEqual(
+    (await repo.pendingAfter(TWO, 0, 1000)).map((w) => [w.id, w.tenant_id]),
+    [[theirs, 2]],
+  );
   assert.equal((await repo.counts(ONE)).pending, before.pending + 1, 'only tenant 1’s new row counted');
   assert.equal(await repo.finish(k(theirs), { size: 3, mtime: 3 }, { state: 'done', reason: null, text: 'x', capped: false }), false);
   await repo.drop(k(theirs));
   assert.equal((await repo.byId(s2, theirs))?.state, 'pending', 'neither finished nor dropped by tenant 1');
   assert.equal(await repo.markScansPending(S(), ['pdf'], 10), 0, 'nothing of tenant 2 waits again for tenant 1’s OCR');
   assert.ok(!(await repo.byStorage(ONE, 5)).some((x) => x.storage_id === s2.id), 'tenant 2’s storage is not in tenant 1’s status');
-  assert.deepEqual((await repo.byStorage(TWO, 5)).map((x) => [x.storage_id, x.pending]), [[s2.id, 1]]);
+  assert.deepEqual(
+    (await repo.byStorage(TWO, 5)).map((x) => [x.storage_id, x.pending]),
+    [[s2.id, 1]],
+  );
 });

@@ -106,7 +106,9 @@ export class TextExtractsRepo {
         if (part.length === 0) continue;
         const q = k
           .insertInto('text_extracts')
-          .values(part.map((f) => ({ tenant_id: s.tenant_id, node_id: f.id, state: 'pending' as const, size: f.size, mtime: Math.round(f.mtime), updated_at: now })))
+          .values(
+            part.map((f) => ({ tenant_id: s.tenant_id, node_id: f.id, state: 'pending' as const, size: f.size, mtime: Math.round(f.mtime), updated_at: now })),
+          )
           .onConflict((oc) =>
             oc
               .column('node_id')

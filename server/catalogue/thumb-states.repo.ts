@@ -83,7 +83,13 @@ export class ThumbStates {
   /** The next batch of files the backfill should dispatch, in id order after `afterId`. Trashed and soft-deleted nodes are excluded. */
   candidates(q: CandidateQuery): Promise<ThumbNode[]> {
     if (!q.tenants.length) return Promise.resolve([]);
-    let query = this.db.k.selectFrom('nodes').select(COLS).where('tenant_id', 'in', ids(q.tenants)).where('id', '>', q.afterId).where('type', '=', lit('file')).where('deleted_at', 'is', null);
+    let query = this.db.k
+      .selectFrom('nodes')
+      .select(COLS)
+      .where('tenant_id', 'in', ids(q.tenants))
+      .where('id', '>', q.afterId)
+      .where('type', '=', lit('file'))
+      .where('deleted_at', 'is', null);
     if (q.storageId !== undefined) query = query.where('storage_id', '=', q.storageId);
     query = query
       .where('path', 'not like', lit('.service-trash/%'))

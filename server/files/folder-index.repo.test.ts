@@ -31,7 +31,11 @@ test('a folder’s live entries: counted, and read whole in each sort, folders f
   assert.equal(await repo.size({ id: sid, tenant_id: 1 }, 'd'), 4, 'not the deleted one, nor another folder’s');
   assert.equal(await repo.size({ id: sid, tenant_id: 1 }, 'nowhere'), 0);
   assert.deepEqual(names(await repo.rows({ id: sid, tenant_id: 1 }, 'd', 'name', false, 'viewer')), ['sub', 'big.bin', 'file9.txt', 'file10.txt']);
-  assert.deepEqual(names(await repo.rows({ id: sid, tenant_id: 1 }, 'd', 'size', false, 'viewer')), ['sub', 'file9.txt', 'file10.txt', 'big.bin'], 'equal sizes by natural name');
+  assert.deepEqual(
+    names(await repo.rows({ id: sid, tenant_id: 1 }, 'd', 'size', false, 'viewer')),
+    ['sub', 'file9.txt', 'file10.txt', 'big.bin'],
+    'equal sizes by natural name',
+  );
   assert.deepEqual(names(await repo.rows({ id: sid, tenant_id: 1 }, 'd', 'modified', true, 'viewer')), ['sub', 'file9.txt', 'big.bin', 'file10.txt']);
   const [, big] = (await repo.rows({ id: sid, tenant_id: 1 }, 'd', 'size', false, 'editor')).slice(2);
   assert.deepEqual([big[1], Number(big[2])], ['file', 90], 'the keyset: type and sort value');

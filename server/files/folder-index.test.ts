@@ -74,7 +74,9 @@ test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a s
   const page = async (epoch: number) =>
     JSON.parse(
       Buffer.concat(
-        indexed(await ix.page({ storageId: 1, tenantId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch })).entries,
+        indexed(
+          await ix.page({ storageId: 1, tenantId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch }),
+        ).entries,
       ).toString(),
     ) as Array<{ name: string; thumb_url: string; perm: string }>;
   const first = await page(1);
@@ -121,12 +123,19 @@ test('a folder above MAX_ENTRIES is paged by SQL from a seek that gives the offs
   }
   // The count is the folder's generation's: a change noted makes it count again.
   db.sqlite!.prepare("UPDATE nodes SET deleted_at = 'x' WHERE path = 'big/x1'").run();
-  assert.equal((await ix.page({ storageId: 1, tenantId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }))!.total, n);
+  assert.equal(
+    (await ix.page({ storageId: 1, tenantId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }))!.total,
+    n,
+  );
   ix.changed(1, 'big', true);
-  assert.equal((await ix.page({ storageId: 1, tenantId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }))!.total, n - 1);
+  assert.equal(
+    (await ix.page({ storageId: 1, tenantId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }))!.total,
+    n - 1,
+  );
   assert.equal(
     await ix.page({
-      storageId: 1, tenantId: 1,
+      storageId: 1,
+      tenantId: 1,
       dir: 'd',
       sort: 'name',
       desc: false,

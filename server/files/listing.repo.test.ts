@@ -73,7 +73,7 @@ test('hot listing queries stay index ranges (query plan snapshot)', async () => 
   const plan = (sort: 'name' | 'size', keyset?: 'dir' | 'file') =>
     db
       .sqlite!.prepare('EXPLAIN QUERY PLAN ' + pageSql(sort, false, keyset))
-      .all({ s: 1, d: 'd', perm: 'viewer', limit: 1000, offset: 0, av: 0, ak: 'a', ai: 0 })
+      .all({ t: 1, s: 1, d: 'd', perm: 'viewer', limit: 1000, offset: 0, av: 0, ak: 'a', ai: 0 })
       .map((r) => (r as { detail: string }).detail);
   assert.deepEqual(plan('name'), ['SEARCH nodes USING INDEX nodes_live_listing (storage_id=? AND dir=?)']);
   assert.deepEqual(plan('name', 'file'), ['SEARCH nodes USING INDEX nodes_live_listing (storage_id=? AND dir=? AND type=? AND sort_key>?)']);
@@ -87,7 +87,7 @@ test('a folder is known by its own row or a child, filled by a child, through th
   assert.deepEqual(await repo.probe({ id: 2, tenant_id: 1 }, 'd'), { type: null, known: false, filled: false }, 'another storage');
   const plan = db
     .sqlite!.prepare('EXPLAIN QUERY PLAN ' + PROBE_SQL)
-    .all({ s: 1, p: 'd' })
+    .all({ t: 1, s: 1, p: 'd' })
     .map((r) => (r as { detail: string }).detail);
   assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_path (storage_id=? AND path=?)'), plan.join('; '));
   assert.ok(plan.includes('SEARCH nodes USING INDEX nodes_live_listing (storage_id=? AND dir=?)'), plan.join('; '));

@@ -127,7 +127,9 @@ export class SearchRepo {
       const terms = long.map((_, i) => (i === 0 ? '@like' : `@l${i}`));
       const has = (col: string, p: string) => `${col} ILIKE ${p} ESCAPE '\\'`;
       const lacks = (col: string, ps: string[]) => ps.map((p) => `${col} NOT ILIKE ${p} ESCAPE '\\'`);
-      const byName = terms.map((p, i) => `SELECT * FROM nodes WHERE tenant_id IN (${tids}) AND ${[has('name', p), ...lacks('name', terms.slice(0, i))].join(' AND ')}`);
+      const byName = terms.map(
+        (p, i) => `SELECT * FROM nodes WHERE tenant_id IN (${tids}) AND ${[has('name', p), ...lacks('name', terms.slice(0, i))].join(' AND ')}`,
+      );
       const inText = terms.map((p) => `(${has('f.body', p)} OR ${has('f.meta', p)})`);
       const byText = `SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE tenant_id IN (${tids}) AND id = f.rowid OFFSET 0) b WHERE ${[...inText, ...lacks('b.name', terms)].join(' AND ')}`;
       if (long.length) nodes = `(${[...byName, byText].join(' UNION ALL ')}) n`;

@@ -169,7 +169,14 @@ export class ThumbService {
     let paging: Promise<void> | null = null;
     let taken = 0;
     const page = async () => {
-      batch = await this.repo.candidates({ tenants: this.tenants(), storageId: o.storageId, retryFailed: !!o.retryFailed, retrySkipped: !!o.retrySkipped, afterId, limit: 200 });
+      batch = await this.repo.candidates({
+        tenants: this.tenants(),
+        storageId: o.storageId,
+        retryFailed: !!o.retryFailed,
+        retrySkipped: !!o.retrySkipped,
+        afterId,
+        limit: 200,
+      });
       if (batch.length === 0) dry = true;
       else afterId = batch[batch.length - 1].id;
     };

@@ -24,12 +24,19 @@ describe('tenants: the catalogue of a storage', () => {
     writeFileSync(join(root, 'wombat-report.txt'), 'a wombat');
     s = await startTestServer();
     admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { rbac_enabled: false, name: 'Moved', driver: 'local', config: { path: root } } });
+    const st = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { rbac_enabled: false, name: 'Moved', driver: 'local', config: { path: root } },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     storage = st.body.id;
-    const listed = await s.api('GET', '/api/files/manager?path=/Moved', { token: admin });
-    assert.equal(listed.status, 200, JSON.stringify(listed.body));
-    node = listed.body.entries.find((e: { name: string }) => e.name === 'wombat-report.txt').id;
+    // The storage's first sync catalogues the file: poll the listing (a loaded machine takes seconds).
+    for (let until = Date.now() + 60_000; !node; await new Promise((r) => setTimeout(r, 200))) {
+      const listed = await s.api('GET', '/api/files/manager?path=/Moved', { token: admin });
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      node = listed.body.entries?.find((e: { name: string }) => e.name === 'wombat-report.txt')?.id;
+      if (!node && Date.now() > until) assert.fail(`not listed: ${JSON.stringify(listed.body)}`);
+    }
     // A ready thumbnail in the cache, so the node-id door answers it before the move.
     await s.server.db.async.sql("UPDATE nodes SET thumb_state = 'ready' WHERE tenant_id = 1 AND id = ?", [node]);
     writeFileSync(join(s.server.dirs.thumbs, `${node}.jpg`), 'jpeg');

@@ -94,7 +94,14 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
       await sleep(25);
     }
     assert.equal(Object.keys(ids).length, 11, 'the first sync catalogued the fixtures');
-    thumbs = new ThumbService(s.server.db, s.server.services.ops, s.server.bus, () => s.server.catalogue.repo.tenants(), s.server.dirs.thumbs, createLogger('error'));
+    thumbs = new ThumbService(
+      s.server.db,
+      s.server.services.ops,
+      s.server.bus,
+      () => s.server.catalogue.repo.tenants(),
+      s.server.dirs.thumbs,
+      createLogger('error'),
+    );
   });
   after(async () => {
     await s.close();

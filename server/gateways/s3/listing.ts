@@ -107,7 +107,17 @@ export class S3Listing {
       t = tree.files.target(`/${q.bucket}/${base}`, 'viewer', { passage: true });
     }
     const lo = q.prefix.endsWith('/') ? q.prefix.slice(0, -1) : q.prefix;
-    return this.repo.subtree({ sid: t.storage.id, tid: t.storage.tenant_id, lo, hi: q.prefix + TOP, base: t.rel, after: q.after, prefix: q.prefix, top: TOP, limit: q.max + 1 });
+    return this.repo.subtree({
+      sid: t.storage.id,
+      tid: t.storage.tenant_id,
+      lo,
+      hi: q.prefix + TOP,
+      base: t.rel,
+      after: q.after,
+      prefix: q.prefix,
+      top: TOP,
+      limit: q.max + 1,
+    });
   }
 
   /** The folder a listing starts from (access checked, revalidated like every listing), or null when there is none. */
