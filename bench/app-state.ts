@@ -165,7 +165,7 @@ async function main(): Promise<void> {
       const times: number[] = [];
       for (let i = 0; i < 200; i++) {
         const t0 = performance.now();
-        repo.page({ storageId: 1, dir, sort: 'name', desc: false, limit: 1000, offset: 0, perm: 'editor' });
+        repo.page({ storageId: 1, tenantId: 1, dir, sort: 'name', desc: false, limit: 1000, offset: 0, perm: 'editor' });
         times.push(performance.now() - t0);
       }
       return { p50: +pct(times, 0.5).toFixed(2), p99: +pct(times, 0.99).toFixed(2) };

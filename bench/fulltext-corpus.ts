@@ -12,6 +12,7 @@
  */
 import { loadavg } from 'node:os';
 import { TextExtractsRepo } from '../server/catalogue';
+import { DEFAULT_TENANT } from '../server/db';
 import { SNIPPET_MARK_END, SNIPPET_MARK_START } from '../server/files/snippet';
 import { cachedCorpus, type CorpusDoc } from '../test/helpers/documents';
 import { startTestServer, type TestServer } from '../test/helpers/server';
@@ -24,7 +25,7 @@ const load = () => loadavg()[0].toFixed(2);
 /** Adds the corpus folder `part` as a storage and waits until none of its files is pending; seconds taken. */
 async function index(s: TestServer, token: string, root: string, part: string, files: number, ocr: boolean): Promise<{ seconds: number; failed: number }> {
   const repo = new TextExtractsRepo(s.server.db);
-  const before = await repo.counts();
+  const before = await repo.counts([DEFAULT_TENANT]);
   const started = performance.now();
   const st = await s.api('POST', '/api/admin/storages', {
     token,
@@ -32,7 +33,7 @@ async function index(s: TestServer, token: string, root: string, part: string, f
   });
   if (st.status !== 200) throw new Error(JSON.stringify(st.body));
   for (;;) {
-    const c = await repo.counts();
+    const c = await repo.counts([DEFAULT_TENANT]);
     const left = c.done + c.failed + c.skipped - (before.done + before.failed + before.skipped);
     if (left >= files && c.pending === 0) return { seconds: (performance.now() - started) / 1000, failed: c.failed - before.failed };
     await sleep(100);

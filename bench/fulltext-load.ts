@@ -14,6 +14,7 @@ import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { TextExtractsRepo } from '../server/catalogue';
+import { DEFAULT_TENANT } from '../server/db';
 import { cachedCorpus } from '../test/helpers/documents';
 import { startTestServer, type TestServer } from '../test/helpers/server';
 import { tempDir } from '../test/helpers/tools';
@@ -71,7 +72,7 @@ try {
   // Paused once the storage's sync has queued its files: extraction runs only in `indexing` phases.
   await addStorage(s, token, 'Docs', docs);
   const repo = new TextExtractsRepo(s.server.db);
-  while ((await repo.counts()).pending < 100) await sleep(20);
+  while ((await repo.counts([DEFAULT_TENANT])).pending < 100) await sleep(20);
   s.server.pause(true);
   const headers = { authorization: `Bearer ${token}` };
   const page = `
@@ -84,7 +85,7 @@ request = function() return wrk.format("GET", "/api/files/manager?path=/Bench/bi
       s.server.pause(mode === 'idle');
       await sleep(1000);
       const l0 = load();
-      const done0 = (await repo.counts()).done;
+      const done0 = (await repo.counts([DEFAULT_TENANT])).done;
       const lag = monitorEventLoopDelay({ resolution: 5 });
       lag.enable();
       const ask = () => wrk(s.url, { connections: 8, seconds: SECONDS, headers, script: page, timeoutS: 30 });
@@ -92,7 +93,7 @@ request = function() return wrk.format("GET", "/api/files/manager?path=/Bench/bi
       const list = await ask().catch(ask);
       const up = await uploads(s, token, SECONDS, `${mode}${run}`);
       lag.disable();
-      const extracted = (await repo.counts()).done - done0;
+      const extracted = (await repo.counts([DEFAULT_TENANT])).done - done0;
       rates[mode].list.push(list.rps);
       rates[mode].up.push(up);
       rows.push({
@@ -110,7 +111,7 @@ request = function() return wrk.format("GET", "/api/files/manager?path=/Bench/bi
   }
   const ratio = (k: 'list' | 'up') => (median(rates.indexing[k]) / median(rates.idle[k])).toFixed(3);
   table(`listing and upload with extraction in the background (indexing/idle: listings ${ratio('list')}, uploads ${ratio('up')})`, rows);
-  const left = await repo.counts();
+  const left = await repo.counts([DEFAULT_TENANT]);
   if (left.pending === 0) console.log('warning: the backlog ran dry during the run (later indexing phases had nothing to extract)');
 } finally {
   s.server.pause(false);

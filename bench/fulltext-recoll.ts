@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { TextExtractsRepo } from '../server/catalogue';
+import { DEFAULT_TENANT } from '../server/db';
 import { cachedCorpus } from '../test/helpers/documents';
 import { startTestServer, type TestServer } from '../test/helpers/server';
 import { tempDir } from '../test/helpers/tools';
@@ -52,7 +53,7 @@ function recoll(src: string, confDir: string): { seconds: number; cpu: number; d
 
 async function ours(s: TestServer, token: string, src: string, name: string): Promise<{ seconds: number; cpu: number }> {
   const repo = new TextExtractsRepo(s.server.db);
-  const before = await repo.counts();
+  const before = await repo.counts([DEFAULT_TENANT]);
   const cpu0 = cpuSeconds();
   const started = performance.now();
   const body = { rbac_enabled: false, name, driver: 'local', config: { path: src }, sync_mode: 'poll' };
@@ -60,7 +61,7 @@ async function ours(s: TestServer, token: string, src: string, name: string): Pr
   const st = await s.api('POST', '/api/admin/storages', { token, body }).catch(() => s.api('POST', '/api/admin/storages', { token, body }));
   if (st.status !== 200) throw new Error(JSON.stringify(st.body));
   for (;;) {
-    const c = await repo.counts();
+    const c = await repo.counts([DEFAULT_TENANT]);
     if (c.failed > before.failed) throw new Error(`${c.failed - before.failed} failed`);
     if (c.done + c.skipped - before.done - before.skipped >= FILES && c.pending === 0) break;
     // Not too often: the poll runs in the server's process, so its CPU counts against the governor's budget.

@@ -73,7 +73,7 @@ async function seed(s: TestServer, token: string, dir: string): Promise<string> 
   const rows: NewNode[] = [];
   const flush = async () => {
     const batch = rows.splice(0);
-    await nodes.write((t) => nodes.insertManyIn(t, storageId, batch, now), 30_000);
+    await nodes.write((t) => nodes.insertManyIn(t, { id: storageId, tenant_id: 1 }, batch, now), 30_000);
   };
   for (let i = 0; i < FILES; i++) {
     const d = Math.floor(i / PER_DIR);
@@ -92,22 +92,28 @@ async function seed(s: TestServer, token: string, dir: string): Promise<string> 
   await flush();
   const t1 = performance.now();
   const names = new SearchIndexRepo(db);
-  const max = await names.maxNodeId();
-  for (let from = 0; from <= max; from += 20_000) await names.indexSlice(from, from + 20_000);
+  const max = await names.maxNodeId([DEFAULT_TENANT]);
+  for (let from = 0; from <= max; from += 20_000) await names.indexSlice([DEFAULT_TENANT], from, from + 20_000);
   const t2 = performance.now();
   const texts = new TextExtractsRepo(db);
   const ids: Array<{ id: number; size: number; mtime: number }> = (
     await db.async.all(
-      db.k.selectFrom('nodes').select(['id', 'size', 'mtime']).where('storage_id', '=', storageId).where('name', 'like', 'report-%').orderBy('id'),
+      db.k
+        .selectFrom('nodes')
+        .select(['id', 'size', 'mtime'])
+        .where('tenant_id', '=', 1)
+        .where('storage_id', '=', storageId)
+        .where('name', 'like', 'report-%')
+        .orderBy('id'),
     )
   ).map((r) => ({ id: Number(r.id), size: Number(r.size), mtime: Number(r.mtime) }));
-  for (let i = 0; i < ids.length; i += UNIT) await texts.markPending(ids.slice(i, i + UNIT));
+  for (let i = 0; i < ids.length; i += UNIT) await texts.markPending({ id: storageId, tenant_id: 1 }, ids.slice(i, i + UNIT));
   let next = 0;
   const worker = async () => {
     while (next < ids.length) {
       const d = next++;
       const f = ids[d];
-      await texts.finish(f.id, f, { state: 'done', reason: null, text: body(d), capped: false });
+      await texts.finish({ id: f.id, tenant_id: 1 }, f, { state: 'done', reason: null, text: body(d), capped: false });
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));

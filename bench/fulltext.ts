@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextExtractsRepo } from '../server/catalogue';
+import { DEFAULT_TENANT } from '../server/db';
 import { startTestServer, type TestServer } from '../test/helpers/server';
 import { docxWith, pdfWith } from '../test/helpers/documents';
 import { tempDir } from '../test/helpers/tools';
@@ -35,12 +36,12 @@ async function ours(s: TestServer, token: string, src: string, run: string): Pro
   mkdirSync(dir);
   spawnSync('cp', ['-r', `${src}/.`, dir]);
   const repo = new TextExtractsRepo(s.server.db);
-  const before = (await repo.counts()).done;
+  const before = (await repo.counts([DEFAULT_TENANT])).done;
   const started = performance.now();
   const st = await s.api('POST', '/api/admin/storages', { token, body: { rbac_enabled: false, name: run, driver: 'local', config: { path: dir } } });
   if (st.status !== 200) throw new Error(JSON.stringify(st.body));
   for (;;) {
-    const c = await repo.counts();
+    const c = await repo.counts([DEFAULT_TENANT]);
     if (c.failed) throw new Error(`${c.failed} failed`);
     if (c.done - before >= DOCS) break;
     await sleep(20);

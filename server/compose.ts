@@ -197,7 +197,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
           files.filter((f) => !encrypted(storageId, f.path)),
         );
     // Policies first: they only enqueue work, and they are what the catalogue calls after writes and syncs.
-    const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), queue, governor);
+    const thumbDispatch = new ThumbDispatcher(new ThumbStates(db), () => storagesRepo.tenants(), queue, governor);
     const storagesRepo = new StoragesRepo(db);
     storagesRepo.attachChannel(channel);
     await storagesRepo.load();
@@ -217,6 +217,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       new TextExtractsRepo(db),
       queue,
       governor,
+      storagesRepo,
       dirs.staging,
       { ocrOn: (id) => !!storagesRepo.ofAnyTenant(id)?.ocr, ocrLangs: config.ocrLangs },
       meter,
@@ -325,6 +326,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       ops,
       bus,
       tenantOf: (id) => storageTenant(catalogue.repo, id),
+      tenants: () => storagesRepo.tenants(),
       cacheDir: dirs.thumbs,
       secretKey,
       urlTtlMs: config.thumbsUrlTtl,
@@ -416,7 +418,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       enabled: config.appPlugins,
       memoryBytes: config.appPluginMemory * 1024 * 1024,
       wakeup: { intervalMs: config.appWakeupInterval, firstDelayMs: config.appWakeupFirst },
-      stateOf: async (p) => parseItems((await catalogue.nodes.get(p.storage_id, p.rel))?.app_state ?? null),
+      stateOf: async (p) => parseItems((await catalogue.nodes.get(catalogue.storageOf(p.storage_id), p.rel))?.app_state ?? null),
       // Apps are installed per tenant once app_plugins is scoped (docs/tenants.md); until then tenant 1's people.
       findUsers: async (q, limit) =>
         (await auth.repo.list(DEFAULT_TENANT, { q, limit: limit * 2 }))

@@ -127,7 +127,7 @@ export class ArchivesService {
     });
     const dest = fa.target(b.dest, 'editor');
     if (dest.rel === '') throw new AppError('bad_path', {}, { field: 'dest' });
-    const existing = await this.catalogue.nodes.get(dest.storage.id, dest.rel);
+    const existing = await this.catalogue.nodes.get(dest.storage, dest.rel);
     if (existing && !existing.deleted_at) throw new AppError('conflict', { path: b.dest }, { path: b.dest });
     let declared = 0;
     for (const s of sources) declared += await this.treeBytes(s);
@@ -150,9 +150,10 @@ export class ArchivesService {
 
   /** Sum of file sizes at and below a place, from the catalogue (the job checks the real sizes again). */
   private async treeBytes(s: Place): Promise<number> {
-    const row = await this.catalogue.nodes.get(s.storage_id, s.rel);
+    const storage = this.catalogue.storageOf(s.storage_id);
+    const row = await this.catalogue.nodes.get(storage, s.rel);
     if (!row || row.deleted_at) throw new AppError('not_found', { path: s.rel });
-    return row.type === 'file' ? row.size : this.catalogue.nodes.treeBytes(s.storage_id, s.rel);
+    return row.type === 'file' ? row.size : this.catalogue.nodes.treeBytes(storage, s.rel);
   }
 
   /**
@@ -193,7 +194,7 @@ export class ArchivesService {
       for (let i = 0; i < files.length && clashes.length < 50; i += VET_SLICE) {
         if (i > 0) await pause(signal);
         const slice = files.slice(i, i + VET_SLICE);
-        (await this.catalogue.nodes.getMany(dest.storage_id, slice)).forEach((n, j) => {
+        (await this.catalogue.nodes.getMany(this.catalogue.storageOf(dest.storage_id), slice)).forEach((n, j) => {
           if (n && !n.deleted_at && clashes.length < 50) clashes.push(slice[j]);
         });
       }

@@ -3,15 +3,16 @@
  * (app-state.ts holds the rules). On `db.async`: a change is one unit of work with the outbox record of
  * it; the rules decide through a callback inside it.
  */
-import type { Db, TenantScope } from '../db';
+import type { Db } from '../db';
 import type { Tx } from '../db/async';
 import type { EventBus } from '../events';
 import { NodesRepo, SUBTREE, subtree, type NodeRow } from './nodes.repo';
 import type { GateEvent } from './gate.repo';
+import type { StorageRef } from './storage-ref';
 
 const Q = {
-  set: 'UPDATE nodes SET app_state = ? WHERE id = ?',
-  below: `SELECT path, app_state FROM nodes WHERE ${SUBTREE} AND deleted_at IS NULL AND app_state IS NOT NULL`,
+  set: 'UPDATE nodes SET app_state = ? WHERE tenant_id = ? AND id = ?',
+  below: `SELECT path, app_state FROM nodes WHERE tenant_id = ? AND ${SUBTREE} AND deleted_at IS NULL AND app_state IS NOT NULL`,
 };
 
 export class AppStateRepo {
@@ -19,8 +20,6 @@ export class AppStateRepo {
   constructor(
     private db: Db,
     private bus: EventBus,
-    /** The tenant of a storage's changes (its row's): their events are recorded in it. */
-    private tenantOf: (storageId: number) => TenantScope,
   ) {
     this.nodes = new NodesRepo(db);
   }
@@ -31,19 +30,18 @@ export class AppStateRepo {
    * whether they changed (then they are written with `events`), or throws to refuse.
    */
   change(
-    storageId: number,
+    s: StorageRef,
     rel: string,
     change: (node: NodeRow | undefined) => { items: string[]; changed: boolean },
     events: GateEvent[],
   ): Promise<{ items: string[]; changed: boolean }> {
     const self = this;
-    const s = this.tenantOf(storageId);
     return this.db.async.unit(
       function* (t) {
-        const node = yield* self.nodes.getIn(t, storageId, rel);
+        const node = yield* self.nodes.getIn(t, s, rel);
         const out = change(node);
         if (!out.changed || !node) return out;
-        yield* self.setItemsIn(t, node.id, out.items);
+        yield* self.setItemsIn(t, node, out.items);
         for (const [event, payload] of events) yield* self.bus.recordIn(t, s, event, payload as never);
         return out;
       },
@@ -52,12 +50,12 @@ export class AppStateRepo {
   }
 
   /** Stores the node's items (the column's JSON array; none is NULL). */
-  *setItemsIn(t: Tx, nodeId: number, items: string[]) {
-    yield* t.sql(Q.set, [items.length ? JSON.stringify(items) : null, nodeId]);
+  *setItemsIn(t: Tx, node: Pick<NodeRow, 'id' | 'tenant_id'>, items: string[]) {
+    yield* t.sql(Q.set, [items.length ? JSON.stringify(items) : null, node.tenant_id, node.id]);
   }
 
   /** The raw items of the live nodes at `rel` and below it that have any ('' is the whole storage): one query. */
-  within(storageId: number, rel: string): Promise<Array<{ path: string; app_state: string }>> {
-    return this.db.async.sql(Q.below, subtree(storageId, rel));
+  within(s: StorageRef, rel: string): Promise<Array<{ path: string; app_state: string }>> {
+    return this.db.async.sql(Q.below, subtree(s, rel));
   }
 }

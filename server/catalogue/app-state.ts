@@ -8,13 +8,14 @@
  * extra cost. The spec's items carry no value: an app keeps values in its own
  * storage.
  */
-import type { Db, TenantScope } from '../db';
+import type { Db } from '../db';
 import type { EventBus } from '../events';
 import { AppError } from '../errors';
 import { uiPath } from '../lib/paths';
 import { APP_ID, WORD, markChange } from './file-locks';
 import type { NodesRepo } from './nodes.repo';
 import { AppStateRepo } from './app-state.repo';
+import type { GateStorage } from './write-gate';
 
 /** Items per file, all apps together. */
 export const MAX_APP_STATE = 32;
@@ -26,11 +27,9 @@ export class AppStates {
     db: Db,
     private nodes: NodesRepo,
     private bus: EventBus,
-    private storageName: (id: number) => string,
-    /** The tenant of a storage's changes (its row's): their events are recorded in it. */
-    tenantOf: (storageId: number) => TenantScope,
+    private storageOf: (id: number) => GateStorage,
   ) {
-    this.repo = new AppStateRepo(db, bus, tenantOf);
+    this.repo = new AppStateRepo(db, bus);
   }
 
   /**
@@ -44,11 +43,12 @@ export class AppStates {
     if (typeof key !== 'string' || !WORD.test(key))
       throw new AppError('validation_failed', { field: 'key', reason: 'a short word: a-z, 0-9, . _ -' }, { field: 'key' });
     const item = `${plugin}:${key}`;
+    const storage = this.storageOf(storageId);
     const { items, changed } = await this.repo.change(
-      storageId,
+      storage,
       rel,
       (node) => {
-        if (!node || node.deleted_at) throw new AppError('not_found', { path: uiPath(this.storageName(storageId), rel) });
+        if (!node || node.deleted_at) throw new AppError('not_found', { path: uiPath(storage.name, rel) });
         const items = parseItems(node.app_state);
         if (items.includes(item) === on) return { items, changed: false };
         if (on && items.length >= MAX_APP_STATE) throw new AppError('too_many', { max: MAX_APP_STATE }, { max: MAX_APP_STATE, field: 'app_state' });
@@ -62,13 +62,13 @@ export class AppStates {
 
   /** The items of the item at `rel` ([] when none or not catalogued). */
   async of(storageId: number, rel: string): Promise<string[]> {
-    const node = await this.nodes.get(storageId, rel);
+    const node = await this.nodes.get(this.storageOf(storageId), rel);
     return node && !node.deleted_at ? parseItems(node.app_state) : [];
   }
 
   /** Items at `rel` and below it, by path, for those that have any ('' is the whole storage): one query. */
   async within(storageId: number, rel: string): Promise<Map<string, string[]>> {
-    return new Map((await this.repo.within(storageId, rel)).map((r) => [r.path, parseItems(r.app_state)]));
+    return new Map((await this.repo.within(this.storageOf(storageId), rel)).map((r) => [r.path, parseItems(r.app_state)]));
   }
 }
 

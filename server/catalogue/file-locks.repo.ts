@@ -72,7 +72,7 @@ export class FileLocksRepo {
     const self = this;
     return this.db.async.unit(
       function* (t) {
-        const nodeId = decide(yield* self.nodes.getIn(t, s.id, rel), yield* self.atIn(t, s, rel));
+        const nodeId = decide(yield* self.nodes.getIn(t, s, rel), yield* self.atIn(t, s, rel));
         yield* self.putIn(t, s, nodeId, lock);
         yield* self.recordIn(t, s, events);
       },
@@ -88,7 +88,7 @@ export class FileLocksRepo {
     const self = this;
     return this.db.async.unit(function* (t) {
       if (!decide(yield* self.atIn(t, s, rel))) return false;
-      const node = yield* self.nodes.getIn(t, s.id, rel);
+      const node = yield* self.nodes.getIn(t, s, rel);
       const gone = !!node && (yield* self.dropIn(t, s, node.id));
       if (gone) yield* self.recordIn(t, s, events);
       return gone;

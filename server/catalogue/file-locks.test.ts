@@ -18,7 +18,8 @@ async function setup() {
   const nodes = new NodesRepo(db);
   await db.async.unit(function* (t) {
     for (const p of ['a.pdf', 'f/b.pdf', 'f/c.txt', 'g/d.txt', '😀.txt'])
-      yield* nodes.ensureParentsIn(t, 1, p), yield* nodes.upsertIn(t, 1, p, { name: p, type: 'file', size: 3, mtime: 1 });
+      yield* nodes.ensureParentsIn(t, { id: 1, tenant_id: 1 }, p),
+        yield* nodes.upsertIn(t, { id: 1, tenant_id: 1 }, p, { name: p, type: 'file', size: 3, mtime: 1 });
   });
   const bus = new EventBus(db);
   const changed: string[] = [];
@@ -36,18 +37,11 @@ async function setup() {
     db,
     nodes,
     bus,
-    () => 'Docs',
-    () => DEFAULT_TENANT,
+    (id) => ({ id, tenant_id: 1, name: 'Docs' }),
     () => {},
     { moved: { locks: follow }, removed: { locks: follow } },
   );
-  const state = new AppStates(
-    db,
-    nodes,
-    bus,
-    () => 'Docs',
-    () => DEFAULT_TENANT,
-  );
+  const state = new AppStates(db, nodes, bus, (id) => ({ id, tenant_id: 1, name: 'Docs' }));
   return {
     db,
     nodes,
@@ -138,7 +132,7 @@ test('a folder holding a locked file refuses as a whole; a rename keeps the lock
 
     // A file gone from the catalogue takes its lock with it (and a new file there is free).
     await s.gate.removed(1, 'h/b.pdf', {});
-    await s.db.async.unit((t) => s.nodes.upsertIn(t, 1, 'h/b.pdf', { name: 'b.pdf', type: 'file', size: 1, mtime: 2 }));
+    await s.db.async.unit((t) => s.nodes.upsertIn(t, { id: 1, tenant_id: 1 }, 'h/b.pdf', { name: 'b.pdf', type: 'file', size: 1, mtime: 2 }));
     s.locks.check(1, 'h/b.pdf');
     assert.equal(s.locks.any(1), false, 'the last lock gone with its file');
     assert.equal(s.db.sqlite.prepare('SELECT count(*) FROM file_locks').pluck().get(), 0);
@@ -198,7 +192,7 @@ test('app state: items per file up to 32, the 33rd refused, following a rename',
     await assert.rejects(s.state.set(1, 'zzz', 'sign', 'k', true), (e: AppError) => e.code === 'not_found');
 
     await s.state.set(1, 'f/b.pdf', 'sign', 'awaiting', true);
-    await s.db.async.unit((t) => s.nodes.moveTreeIn(t, 1, 'f/b.pdf', 'g/b.pdf'));
+    await s.db.async.unit((t) => s.nodes.moveTreeIn(t, { id: 1, tenant_id: 1 }, 'f/b.pdf', 'g/b.pdf'));
     assert.deepEqual(await s.state.of(1, 'g/b.pdf'), ['sign:awaiting']);
     assert.deepEqual([...(await s.state.within(1, 'g'))], [['g/b.pdf', ['sign:awaiting']]]);
     await s.state.set(1, '😀.txt', 'sign', 'awaiting', true);

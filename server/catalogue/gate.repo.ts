@@ -10,6 +10,7 @@ import type { Entry } from '../storage';
 import { baseName } from '../lib/paths';
 import { mimeOf } from './mime';
 import { NodesRepo, type NodeRow } from './nodes.repo';
+import type { StorageRef } from './storage-ref';
 
 /** An outbox row to record: an event and its payload. */
 export type GateEvent = { [E in EventName]: [E, EventMap[E]] }[EventName];
@@ -29,12 +30,10 @@ export class GateRepo {
     private db: Db,
     private nodes: NodesRepo,
     private bus: EventBus,
-    /** The tenant of a storage's changes (its row's): their events are recorded in it. */
-    private tenantOf: (storageId: number) => TenantScope,
   ) {}
 
-  private *recordIn(t: Tx, storageId: number, events: GateEvent[]) {
-    const s = this.tenantOf(storageId);
+  /** A storage's changes are announced in its tenant (the row's). */
+  private *recordIn(t: Tx, s: TenantScope, events: GateEvent[]) {
     for (const [event, payload] of events) yield* this.bus.recordIn(t, s, event, payload as never);
   }
 
@@ -48,31 +47,31 @@ export class GateRepo {
    * commits the write is done, and a read after it that met a database going away would answer an error
    * for a write that happened.
    */
-  written(storageId: number, path: string, entry: Entry, o: WrittenInput): Promise<{ row: NodeRow; created: boolean }> {
+  written(s: StorageRef, path: string, entry: Entry, o: WrittenInput): Promise<{ row: NodeRow; created: boolean }> {
     const { nodes } = this;
     const self = this;
     return this.db.async.unit(
       function* (t) {
-        const before = yield* nodes.getIn(t, storageId, path);
+        const before = yield* nodes.getIn(t, s, path);
         const created = o.created ?? (!before || !!before.deleted_at);
-        yield* nodes.ensureParentsIn(t, storageId, path);
-        const id = yield* nodes.upsertIn(t, storageId, path, { ...entry, name: baseName(path) }, o.ownerId);
+        yield* nodes.ensureParentsIn(t, s, path);
+        const id = yield* nodes.upsertIn(t, s, path, { ...entry, name: baseName(path) }, o.ownerId);
         if (o.body !== undefined && entry.type === 'file' && NodesRepo.textual(entry.mime ?? mimeOf(path), entry.size)) yield* nodes.setBodyIn(t, id, o.body);
-        yield* self.recordIn(t, storageId, o.events(id, created));
-        return { row: (yield* nodes.getIn(t, storageId, path))!, created };
+        yield* self.recordIn(t, s, o.events(id, created));
+        return { row: (yield* nodes.getIn(t, s, path))!, created };
       },
       { isolation: 'serializable', retryUnique: true },
     );
   }
 
   /** Removes the rows at and below `path` with their events, in one unit; the removed ids. */
-  removed(storageId: number, path: string, events: GateEvent[]): Promise<number[]> {
+  removed(s: StorageRef, path: string, events: GateEvent[]): Promise<number[]> {
     const { nodes } = this;
     const self = this;
     // Read committed is enough: the delete decides nothing from a read, and a second removal finds no rows.
     return this.db.async.unit(function* (t) {
-      const ids = yield* nodes.removeTreeIn(t, storageId, path);
-      yield* self.recordIn(t, storageId, events);
+      const ids = yield* nodes.removeTreeIn(t, s, path);
+      yield* self.recordIn(t, s, events);
       return ids;
     });
   }
@@ -81,14 +80,14 @@ export class GateRepo {
    * Removes the row a taken-back write may have left (its COMMIT was in doubt, and the bytes are gone):
    * only a row with that write's size and mtime, so a later write of the path keeps its own. Whether one went.
    */
-  takenBack(storageId: number, path: string, entry: Entry, events: GateEvent[]): Promise<boolean> {
+  takenBack(s: StorageRef, path: string, entry: Entry, events: GateEvent[]): Promise<boolean> {
     const { nodes } = this;
     const self = this;
     return this.db.async.unit(function* (t) {
-      const row = yield* nodes.getIn(t, storageId, path);
+      const row = yield* nodes.getIn(t, s, path);
       if (!row || row.deleted_at || row.size !== entry.size || row.mtime !== Math.round(entry.mtime)) return false;
-      yield* nodes.removeTreeIn(t, storageId, path);
-      yield* self.recordIn(t, storageId, events);
+      yield* nodes.removeTreeIn(t, s, path);
+      yield* self.recordIn(t, s, events);
       return true;
     });
   }
@@ -97,16 +96,16 @@ export class GateRepo {
    * Re-keys the rows of a move within one storage (ids follow), makes the target's missing parents and a
    * row for an item never catalogued, with the events, in one unit; the target's row. Serializable, as `written`.
    */
-  moved(storageId: number, from: string, to: string, entry: Entry, ownerId: number | null, events: GateEvent[]): Promise<NodeRow | undefined> {
+  moved(s: StorageRef, from: string, to: string, entry: Entry, ownerId: number | null, events: GateEvent[]): Promise<NodeRow | undefined> {
     const { nodes } = this;
     const self = this;
     return this.db.async.unit(
       function* (t) {
-        yield* nodes.ensureParentsIn(t, storageId, to);
-        yield* nodes.moveTreeIn(t, storageId, from, to);
-        if (!(yield* nodes.getIn(t, storageId, to))) yield* nodes.upsertIn(t, storageId, to, { ...entry, name: baseName(to) }, ownerId);
-        yield* self.recordIn(t, storageId, events);
-        return yield* nodes.getIn(t, storageId, to);
+        yield* nodes.ensureParentsIn(t, s, to);
+        yield* nodes.moveTreeIn(t, s, from, to);
+        if (!(yield* nodes.getIn(t, s, to))) yield* nodes.upsertIn(t, s, to, { ...entry, name: baseName(to) }, ownerId);
+        yield* self.recordIn(t, s, events);
+        return yield* nodes.getIn(t, s, to);
       },
       { isolation: 'serializable', retryUnique: true },
     );

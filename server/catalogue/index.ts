@@ -15,7 +15,8 @@ import { StoragesRepo } from './storages.repo';
 import { StoragesService } from './storages.service';
 import { SyncEngine, type SyncedFile } from './sync';
 import { Syncer } from './syncer';
-import { WriteGate, type GateHooks } from './write-gate';
+import { WriteGate, type GateHooks, type GateStorage } from './write-gate';
+import { storageTenant } from './storage-ref';
 import { SearchIndexer } from './search-index';
 import { DriverPool } from './driver-pool';
 import { ThumbStates } from './thumb-states.repo';
@@ -26,7 +27,6 @@ import { AppStates } from './app-state';
 import { VolumeWatch } from './volumes';
 import { FolderTurns } from './folder-turns';
 import { EncryptedRoots } from './encrypted-roots';
-import { storageTenant } from './storage-ref';
 
 export { NodesRepo, type NodeRow, type SortField, type ListOptions } from './nodes.repo';
 export { StoragesRepo, type StorageRow, type Grant } from './storages.repo';
@@ -52,10 +52,11 @@ export { DEFAULT_STORAGE_META } from './seed';
 export { FileLocks, lockTokenHash, type FileLock, type LockInput, type LockView } from './file-locks';
 export { AppStates, MAX_APP_STATE, parseItems } from './app-state';
 export { sortKey } from './natural';
+export type { StorageRef } from './storage-ref';
+export { storageTenant } from './storage-ref';
 export { FirstStorage, suggestedFirstStorage } from './first-storage';
 export { mimeOf, isImage, isVideo, isText } from './mime';
 export { EncryptedRoots, type EncryptedRoot } from './encrypted-roots';
-export { storageTenant } from './storage-ref';
 
 /** Reacts to files a sync batch added or saw change (scans, thumbnails, replication); must only enqueue work. */
 export type SyncFilesHook = (storageId: number, files: SyncedFile[]) => void | Promise<void>;
@@ -96,7 +97,11 @@ export function createCatalogue(o: CatalogueOptions) {
   // The volume watch needs the pool and the syncer, which ask it whether a storage's volume is gone.
   let volumes: VolumeWatch | undefined;
   const drivers = new DriverPool(o.manager, repo, (id) => volumes?.blocked(id) ?? null);
-  const indexer = new SearchIndexer(o.db, (m, e) => o.log.error(m, e));
+  const indexer = new SearchIndexer(
+    o.db,
+    () => repo.tenants(),
+    (m, e) => o.log.error(m, e),
+  );
   indexer.kick(0); // names a crash left unindexed
   /** Runs each named hook; one that throws is logged and the others still run. */
   const each = <A extends unknown[]>(hooks: Record<string, (...a: A) => void | Promise<void>> | undefined, ...a: A) => {
@@ -109,10 +114,9 @@ export function createCatalogue(o: CatalogueOptions) {
       }
     }
   };
-  // A storage's name for a message: a node is reached through its storage, whatever the tenant.
-  const nameOf = (id: number) => repo.ofAnyTenant(id)?.name ?? String(id);
-  // A storage's changes are announced in its tenant (docs/tenants.md).
-  const tenantOf = (id: number) => storageTenant(repo, id);
+  // A node is reached through its storage, whatever the tenant, and carries the storage's (docs/tenants.md).
+  // A storage gone meanwhile is no tenant's (0): its statements find and change nothing.
+  const storageOf = (id: number): GateStorage => repo.ofAnyTenant(id) ?? { id, tenant_id: 0, name: String(id) };
   // Started (awaited) by the composition root before the first request: the access check reads only its copy.
   const locks = new FileLocks(o.db, o.bus, repo, (m, e) => o.log.warn(m, e));
   const turns = new FolderTurns();
@@ -128,7 +132,7 @@ export function createCatalogue(o: CatalogueOptions) {
         return Promise.resolve()
           .then(() =>
             o.bus.recordAll(
-              tenantOf(storageId),
+              storageTenant(repo, storageId),
               'folder.changed',
               folders.map((folder) => ({ storage_id: storageId, folder, kind: 'updated' as const, path: folder, name: '' })),
               { waitMs: 600_000 },
@@ -165,13 +169,14 @@ export function createCatalogue(o: CatalogueOptions) {
   });
   // A lock follows its node: a move or removal in a storage holding one re-reads the locks before the write answers.
   const followLocks = (storageId: number) => locks.treeChanged(storageId);
-  const gate = new WriteGate(o.db, nodes, o.bus, nameOf, tenantOf, (m, e) => o.log.error(m, e), {
+  const gate = new WriteGate(o.db, nodes, o.bus, storageOf, (m, e) => o.log.error(m, e), {
     ...o.hooks,
     removed: { ...o.hooks?.removed, locks: followLocks },
     moved: { ...o.hooks?.moved, locks: followLocks },
   });
-  const appState = new AppStates(o.db, nodes, o.bus, nameOf, tenantOf);
-  const catalogue = { repo, nodes, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState, roots };
+  const appState = new AppStates(o.db, nodes, o.bus, storageOf);
+  // `storageOf`: a node's storage by a place's id (what its statements name), for callers that hold no storage row.
+  const catalogue = { repo, nodes, storageOf, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState, roots };
   const io: CatalogueIo = { drivers, gate, turns };
   return {
     catalogue,

@@ -7,7 +7,7 @@
  * is reset twice and no request is counted in both. Also the daily budget
  * (LIST+HEAD+GET; writes are counted, never budgeted) and the cost estimate.
  */
-import type { Db, TenantScope } from '../db';
+import type { Db } from '../db';
 import { isBusy } from '../db/busy';
 import { AppError } from '../errors';
 import type { RequestCounts, StorageMeter } from '../contract';
@@ -165,12 +165,7 @@ export class RequestMeter {
 
   /** Every stored budget by storage id (0: none), over every tenant's storages (system work). */
   budgets(): Promise<Map<number, number>> {
-    return this.books.budgets(this.tenants());
-  }
-
-  /** The tenants that have storages (from the storages' copy: no query). */
-  private tenants(): TenantScope[] {
-    return [...new Set(this.repo.everyTenant().map((s) => s.tenant_id))].map((tenant_id) => ({ tenant_id }));
+    return this.books.budgets(this.repo.tenants());
   }
 
   /** Stores the budget (0 = unlimited), shows or clears the "budget spent" reason at once and tells the listeners. */
@@ -250,7 +245,7 @@ export class RequestMeter {
   /** One line per metered storage for GET /api/admin/status. */
   async status(): Promise<Array<{ storage_id: number; name: string; used_today: number; budget_per_day: number; exhausted: boolean }>> {
     const metered = this.repo.everyTenant().filter((s) => s.driver !== 'local');
-    const budgets = await this.books.budgets(this.tenants());
+    const budgets = await this.books.budgets(this.repo.tenants());
     return Promise.all(
       metered.map(async (s) => {
         const used = await this.usedToday(s.id);

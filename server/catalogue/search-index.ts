@@ -6,7 +6,7 @@
  * the index and listings stay responsive meanwhile. Single writes (the write
  * gate) still index at once. A name is searchable shortly after it is synced.
  */
-import { isBusy, type Db } from '../db';
+import { isBusy, type Db, type TenantScope } from '../db';
 import { SearchIndexRepo } from './search-index.repo';
 
 const SLICE = 500;
@@ -21,8 +21,10 @@ export class SearchIndexer {
   private stopped = false;
   private repo: SearchIndexRepo;
 
+  /** `tenants`: every tenant that has a storage (the storages' copy: no query); their nodes are indexed. */
   constructor(
     db: Db,
+    private tenants: () => TenantScope[],
     private log: (msg: string, err?: unknown) => void = () => {},
   ) {
     this.repo = new SearchIndexRepo(db);
@@ -55,9 +57,10 @@ export class SearchIndexer {
       let at = this.from;
       this.from = Number.POSITIVE_INFINITY;
       try {
-        const max = await this.repo.maxNodeId();
+        const tenants = this.tenants();
+        const max = await this.repo.maxNodeId(tenants);
         while (at <= max && !this.stopped) {
-          await this.repo.indexSlice(at, at + SLICE);
+          await this.repo.indexSlice(tenants, at, at + SLICE);
           at += SLICE;
           await new Promise((r) => setImmediate(r));
         }

@@ -230,6 +230,11 @@ export class StoragesRepo {
     return [...this.current().byId.values()];
   }
 
+  /** System work only: every tenant that has a storage (from the copy: no query). */
+  tenants(): TenantScope[] {
+    return [...new Set(this.everyTenant().map((s) => s.tenant_id))].map((tenant_id) => ({ tenant_id }));
+  }
+
   /**
    * The storage whatever its tenant, for an id taken from a row: system work (a sync, a probe) and the row
    * of a table that references it (a share, an upload, a trash item, a lock: a child carries its storage's
@@ -350,7 +355,7 @@ export class StoragesRepo {
   async delete(s: TenantScope, id: number): Promise<void> {
     await this.db.async.unit(function* (t) {
       if (!(yield* t.sql('SELECT 1 FROM storages WHERE tenant_id = ? AND id = ?', [s.tenant_id, id])).length) return;
-      yield* t.sql('DELETE FROM search_fts WHERE rowid IN (SELECT id FROM nodes WHERE storage_id = ?)', [id]);
+      yield* t.sql('DELETE FROM search_fts WHERE rowid IN (SELECT id FROM nodes WHERE tenant_id = ? AND storage_id = ?)', [s.tenant_id, id]);
       yield* t.sql('DELETE FROM storages WHERE tenant_id = ? AND id = ?', [s.tenant_id, id]);
     });
     await this.changed();

@@ -164,10 +164,10 @@ function suite(name: string, open: () => Promise<Db>, close: () => Promise<void>
       let gate = async () => {};
       const m = await mount(root, { beforeRemove: () => gate() });
       await m.sync();
-      await db.async.unit((t) => nodes.upsertIn(t, m.id, 'src/stale', { name: 'stale', type: 'file', size: 0, mtime: 0 }));
+      await db.async.unit((t) => nodes.upsertIn(t, { id: m.id, tenant_id: 1 }, 'src/stale', { name: 'stale', type: 'file', size: 0, mtime: 0 }));
       await new Promise((r) => setTimeout(r, 5));
       // The gate removes a row the run saw, after its batches: as many rows as seen ids, yet `stale` went unseen.
-      gate = async () => void (await db.async.unit((t) => nodes.removeTreeIn(t, m.id, 'src/f0')));
+      gate = async () => void (await db.async.unit((t) => nodes.removeTreeIn(t, { id: m.id, tenant_id: 1 }, 'src/f0')));
       const run = await m.sync();
       assert.equal(run.removed, 1);
       assert.equal((await m.check()).files, 9, 'stale removed (f0 comes back with the next sync)');
@@ -192,7 +192,7 @@ function suite(name: string, open: () => Promise<Db>, close: () => Promise<void>
       assert.deepEqual(await m.check(), { orphans: 0, dirs: 32, files: kept });
       assert.deepEqual(await m.check(), { orphans: 0, ...at(root, () => diskCounts()) });
       const dir20 = Array.from({ length: 20 }, (_, i) => long(`-${i}`)).join('/');
-      const page = await new NodesRepo(db).list(m.id, dir20, { sort: 'name', desc: false, limit: 10, offset: 0 });
+      const page = await new NodesRepo(db).list({ id: m.id, tenant_id: 1 }, dir20, { sort: 'name', desc: false, limit: 10, offset: 0 });
       assert.deepEqual(
         page.rows.map((r) => [r.type, r.name.length, r.path.length]),
         [

@@ -30,9 +30,9 @@ describe('sync on PostgreSQL', { skip: skip ?? false }, () => {
   test('a full sync inserts each batch in one statement and keeps every new row', async () => {
     const nodes = new NodesRepo(db);
     await db.async.unit(function* (t) {
-      yield* nodes.upsertIn(t, 1, 'src', { name: 'src', type: 'dir', size: 0, mtime: 1_700_000_000_000 });
-      yield* nodes.upsertIn(t, 1, 'src/f7', file('f7'));
-      yield* nodes.upsertIn(t, 1, 'src/stale', file('stale'));
+      yield* nodes.upsertIn(t, { id: 1, tenant_id: 1 }, 'src', { name: 'src', type: 'dir', size: 0, mtime: 1_700_000_000_000 });
+      yield* nodes.upsertIn(t, { id: 1, tenant_id: 1 }, 'src/f7', file('f7'));
+      yield* nodes.upsertIn(t, { id: 1, tenant_id: 1 }, 'src/stale', file('stale'));
     });
     await new Promise((r) => setTimeout(r, 5)); // the rows above are older than the run
     const driver = {

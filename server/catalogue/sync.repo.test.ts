@@ -68,7 +68,7 @@ test('a full sync, a changed re-sync and a folder revalidation run on db.async a
 
   await sleep(5);
   tree.set('b', [-1, ...Array(1100).fill(1)]); // b/file-0 gone, b/file-1100 new
-  const folder = await engine.folder(sid, driver(tree), 'b');
+  const folder = await engine.folder({ id: sid, tenant_id: 1 }, driver(tree), 'b');
   assert.deepEqual([folder.added, folder.removed, folder.seen], [1, 1, 1100]);
   assert.equal(await count(" AND path = 'b/file-0'"), 0);
   assert.equal(await count(" AND path = 'b/file-1100'"), 1);
@@ -85,7 +85,7 @@ test('a folder opened before any sync gets its row and its parents’ rows, read
       for (const [i] of (deep.get(dir) ?? []).entries()) yield { name: `f${i}`, type: 'file' as const, size: 1, mtime: 1 };
     },
   } as never;
-  const c = await engine.folder(sid, d, 'x/y/z');
+  const c = await engine.folder({ id: sid, tenant_id: 1 }, d, 'x/y/z');
   assert.equal(c.added, 5, 'x, x/y, x/y/z and the two files');
   assert.equal(await count(" AND path IN ('x', 'x/y', 'x/y/z', 'x/y/z/f0', 'x/y/z/f1')"), 5);
 });
@@ -96,12 +96,13 @@ test('a folder revalidation racing the write gate on a file it did not list keep
   const nodes = new NodesRepo(t.db);
   const engine = new SyncEngine(asyncOnly(t.db));
   const empty = driver(new Map([['r', []]]));
-  const gate = (path: string) => t.db.async.unit((u) => nodes.upsertIn(u, sid, path, { name: path.slice(2), type: 'file', size: 7, mtime: 1 }));
-  await t.db.async.unit((u) => nodes.upsertIn(u, sid, 'r', { name: 'r', type: 'dir', size: 0, mtime: 1 }));
+  const gate = (path: string) =>
+    t.db.async.unit((u) => nodes.upsertIn(u, { id: sid, tenant_id: 1 }, path, { name: path.slice(2), type: 'file', size: 7, mtime: 1 }));
+  await t.db.async.unit((u) => nodes.upsertIn(u, { id: sid, tenant_id: 1 }, 'r', { name: 'r', type: 'dir', size: 0, mtime: 1 }));
   for (let i = 0; i < 8; i++) {
     await gate(`r/x${i}`);
     await sleep(3); // the row above is older than the revalidation
-    await Promise.all([engine.folder(sid, empty, 'r'), gate(`r/x${i}`)]);
+    await Promise.all([engine.folder({ id: sid, tenant_id: 1 }, empty, 'r'), gate(`r/x${i}`)]);
     assert.equal(await count(` AND path = 'r/x${i}'`), 1, `round ${i}`);
   }
 });

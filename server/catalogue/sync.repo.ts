@@ -12,6 +12,7 @@ import type { Db, Tx, Unit, UnitOptions } from '../db';
 import type { WalkEntry } from '../storage';
 import { parentRel } from '../lib/paths';
 import { sortKey } from './natural';
+import type { StorageRef } from './storage-ref';
 
 /** A node as the diff compares it with a walk entry. */
 export type Existing = { id: number; path: string; type: string; size: number; mtime: number; etag: string | null };
@@ -24,9 +25,10 @@ export interface NewNode {
   mtime: number;
 }
 
-/** The parameters of one new row in `Q.insert`'s order. */
-const values = (storageId: number, n: NewNode, now: string): unknown[] => [
-  storageId,
+/** The parameters of one new row in `Q.insert`'s order: a row carries its storage's tenant. */
+const values = (s: StorageRef, n: NewNode, now: string): unknown[] => [
+  s.tenant_id,
+  s.id,
   parentRel(n.e.path),
   n.name,
   n.e.path,
@@ -40,25 +42,27 @@ const values = (storageId: number, n: NewNode, now: string): unknown[] => [
 ];
 
 /** PostgreSQL's batch insert: one array per column (`insertManyIn`). */
-const BULK_INSERT = `INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
-  SELECT CAST(? AS BIGINT), d, n, p, t, sz, mt, et, mi, sk, CAST(? AS TEXT)
+const BULK_INSERT = `INSERT INTO nodes (tenant_id, storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
+  SELECT CAST(? AS BIGINT), CAST(? AS BIGINT), d, n, p, t, sz, mt, et, mi, sk, CAST(? AS TEXT)
   FROM unnest(CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS BIGINT[]), CAST(? AS BIGINT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]), CAST(? AS TEXT[]))
     AS u(d, n, p, t, sz, mt, et, mi, sk)
   ON CONFLICT (storage_id, path) DO NOTHING RETURNING id, path`;
 
-/** SQLite: new rows a statement in a batch insert (11 parameters each). */
+/** SQLite: new rows a statement in a batch insert (12 parameters each). */
 const SQLITE_CHUNK = 50;
-const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const INSERT = 'INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at) VALUES';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const INSERT = 'INSERT INTO nodes (tenant_id, storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at) VALUES';
 const Q = {
   insert: `${INSERT} ${ROW} ON CONFLICT (storage_id, path) DO NOTHING RETURNING id, path`,
   insertChunk: `${INSERT} ${Array(SQLITE_CHUNK).fill(ROW).join(', ')} ON CONFLICT (storage_id, path) DO NOTHING RETURNING id, path`,
-  update: 'UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE id = ?',
-  count: 'SELECT count(*) AS n FROM nodes WHERE storage_id = ?',
-  ids: 'SELECT id, path, dir, type FROM nodes WHERE storage_id = ? AND path > ? ORDER BY path LIMIT 5000',
-  dirRows: 'SELECT id, path, type, size, mtime, etag FROM nodes WHERE storage_id = ? AND dir = ?',
-  row: 'SELECT id, updated_at FROM nodes WHERE storage_id = ? AND path = ?',
-  freshBelow: 'SELECT 1 FROM nodes WHERE storage_id = ? AND path >= ? AND path < ? AND updated_at >= ? LIMIT 1',
+  update: 'UPDATE nodes SET type = ?, size = ?, mtime = ?, etag = ?, mime = ?, thumb_state = NULL, updated_at = ? WHERE tenant_id = ? AND id = ?',
+  // Every row of a storage carries the storage's tenant: the tenant is checked on the storage's row, so the count
+  // stays inside nodes_path (index-only; a tenant_id term read every row of the storage).
+  count: 'SELECT count(*) AS n FROM nodes WHERE storage_id = ? AND EXISTS (SELECT 1 FROM storages WHERE tenant_id = ? AND id = ?)',
+  ids: 'SELECT id, path, dir, type FROM nodes WHERE tenant_id = ? AND storage_id = ? AND path > ? ORDER BY path LIMIT 5000',
+  dirRows: 'SELECT id, path, type, size, mtime, etag FROM nodes WHERE tenant_id = ? AND storage_id = ? AND dir = ?',
+  row: 'SELECT id, updated_at FROM nodes WHERE tenant_id = ? AND storage_id = ? AND path = ?',
+  freshBelow: 'SELECT 1 FROM nodes WHERE tenant_id = ? AND storage_id = ? AND path >= ? AND path < ? AND updated_at >= ? LIMIT 1',
 };
 
 export class SyncNodesRepo {
@@ -73,31 +77,31 @@ export class SyncNodesRepo {
     return this.db.async.unit(body, { waitMs, isolation });
   }
 
-  async count(storageId: number): Promise<number> {
-    return Number((await this.db.async.sql<{ n: number | string }>(Q.count, [storageId]))[0].n);
+  async count(s: StorageRef): Promise<number> {
+    return Number((await this.db.async.sql<{ n: number | string }>(Q.count, [s.id, s.tenant_id, s.id]))[0].n);
   }
 
   /** The rows of the folders `dirs`, in one read (one index range scan per folder). */
-  dirRows(storageId: number, dirs: Iterable<string>): Promise<Existing[]> {
+  dirRows(s: StorageRef, dirs: Iterable<string>): Promise<Existing[]> {
     return this.db.async.read(function* (t) {
       const out: Existing[] = [];
-      for (const dir of dirs) for (const r of yield* t.sql<Existing>(Q.dirRows, [storageId, dir])) out.push(r);
+      for (const dir of dirs) for (const r of yield* t.sql<Existing>(Q.dirRows, [s.tenant_id, s.id, dir])) out.push(r);
       return out;
     });
   }
 
-  *rowIn(t: Tx, storageId: number, path: string): Unit<{ id: number; updated_at: string | null } | undefined> {
-    return (yield* t.sql<{ id: number; updated_at: string | null }>(Q.row, [storageId, path]))[0];
+  *rowIn(t: Tx, s: StorageRef, path: string): Unit<{ id: number; updated_at: string | null } | undefined> {
+    return (yield* t.sql<{ id: number; updated_at: string | null }>(Q.row, [s.tenant_id, s.id, path]))[0];
   }
 
   /** Whether anything below folder `path` was written at or after `since`. */
-  *freshBelowIn(t: Tx, storageId: number, path: string, since: string): Unit<boolean> {
-    return (yield* t.sql(Q.freshBelow, [storageId, path + '/', path + '0', since])).length > 0; // '0' follows '/'
+  *freshBelowIn(t: Tx, s: StorageRef, path: string, since: string): Unit<boolean> {
+    return (yield* t.sql(Q.freshBelow, [s.tenant_id, s.id, path + '/', path + '0', since])).length > 0; // '0' follows '/'
   }
 
   /** The next 5,000 rows of the storage in path order after `after`. */
-  idsAfter(storageId: number, after: string): Promise<Array<{ id: number; path: string; dir: string; type: string }>> {
-    return this.db.async.sql(Q.ids, [storageId, after]);
+  idsAfter(s: StorageRef, after: string): Promise<Array<{ id: number; path: string; dir: string; type: string }>> {
+    return this.db.async.sql(Q.ids, [s.tenant_id, s.id, after]);
   }
 
   /**
@@ -105,7 +109,7 @@ export class SyncNodesRepo {
    * each cost a round trip: 2.9x SQLite's first sync). SQLite: SQLITE_CHUNK rows a statement, the rest one by
    * one; a statement a row was 40 % of a first sync's main thread, and a chunk halves that cost.
    */
-  *insertManyIn(t: Tx, storageId: number, rows: NewNode[], now: string): Unit<Map<string, number>> {
+  *insertManyIn(t: Tx, s: StorageRef, rows: NewNode[], now: string): Unit<Map<string, number>> {
     const ids = new Map<string, number>();
     if (!rows.length) return ids;
     const took = (got: Array<{ id: number; path: string }>) => {
@@ -115,7 +119,8 @@ export class SyncNodesRepo {
       const col = <T>(f: (r: NewNode) => T) => rows.map(f);
       took(
         yield* t.sql<{ id: number; path: string }>(BULK_INSERT, [
-          storageId,
+          s.tenant_id,
+          s.id,
           now,
           col((r) => parentRel(r.e.path)),
           col((r) => r.name),
@@ -135,16 +140,16 @@ export class SyncNodesRepo {
       took(
         yield* t.sql<{ id: number; path: string }>(
           Q.insertChunk,
-          rows.slice(i, i + SQLITE_CHUNK).flatMap((r) => values(storageId, r, now)),
+          rows.slice(i, i + SQLITE_CHUNK).flatMap((r) => values(s, r, now)),
         ),
       );
-    for (; i < rows.length; i++) took(yield* t.sql<{ id: number; path: string }>(Q.insert, values(storageId, rows[i], now)));
+    for (; i < rows.length; i++) took(yield* t.sql<{ id: number; path: string }>(Q.insert, values(s, rows[i], now)));
     return ids;
   }
 
-  /** A row whose entry changed on the backend. */
-  *updateIn(t: Tx, id: number, n: NewNode, now: string): Unit<void> {
+  /** A row of the storage `s` whose entry changed on the backend. */
+  *updateIn(t: Tx, s: StorageRef, id: number, n: NewNode, now: string): Unit<void> {
     const { e } = n;
-    yield* t.sql(Q.update, [e.type, e.type === 'dir' ? 0 : e.size, n.mtime, e.etag ?? null, n.mime, now, id]);
+    yield* t.sql(Q.update, [e.type, e.type === 'dir' ? 0 : e.size, n.mtime, e.etag ?? null, n.mime, now, s.tenant_id, id]);
   }
 }

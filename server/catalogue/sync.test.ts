@@ -23,9 +23,9 @@ const file = (name: string) => ({ name, type: 'file' as const, size: 1, mtime: 1
 function gateOf(db: Db) {
   const nodes = new NodesRepo(db);
   return {
-    upsert: (path: string, e: Entry) => db.async.unit((t) => nodes.upsertIn(t, 1, path, e)),
-    removeTree: (path: string) => db.async.unit((t) => nodes.removeTreeIn(t, 1, path)),
-    moveTree: (from: string, to: string) => db.async.unit((t) => nodes.moveTreeIn(t, 1, from, to)),
+    upsert: (path: string, e: Entry) => db.async.unit((t) => nodes.upsertIn(t, { id: 1, tenant_id: 1 }, path, e)),
+    removeTree: (path: string) => db.async.unit((t) => nodes.removeTreeIn(t, { id: 1, tenant_id: 1 }, path)),
+    moveTree: (from: string, to: string) => db.async.unit((t) => nodes.moveTreeIn(t, { id: 1, tenant_id: 1 }, from, to)),
   };
 }
 
@@ -119,7 +119,7 @@ test('a folder revalidation keeps a file the gate wrote after the listing, and a
     await sleep(2);
     const removed: string[] = [];
     const engine = new SyncEngine(f.db, { onRemoved: (_id, p) => removed.push(...p) });
-    const counts = await engine.folder(1, driver(() => f.nodes.upsert('src/copied', file('copied'))) as never, 'src');
+    const counts = await engine.folder({ id: 1, tenant_id: 1 }, driver(() => f.nodes.upsert('src/copied', file('copied'))) as never, 'src');
     assert.ok(paths(f.db).includes('src/copied'));
     assert.ok(!paths(f.db).includes('src/stale'));
     assert.equal(counts.removed, 1);
@@ -136,7 +136,7 @@ test('a folder revalidation keeps a file the gate wrote after the listing, and a
     };
     await f.nodes.upsert('out', { name: 'out', type: 'dir', size: 0, mtime: 0 });
     f.db.sqlite.prepare("UPDATE nodes SET updated_at = '2000-01-01T00:00:00.000Z' WHERE path = 'out'").run();
-    await engine.folder(1, root as never, '');
+    await engine.folder({ id: 1, tenant_id: 1 }, root as never, '');
     assert.ok(paths(f.db).includes('out/new') && paths(f.db).includes('out'));
   } finally {
     await f.close();
@@ -194,7 +194,7 @@ for (const where of ['this instance', 'another instance (its own connection)'] a
       await gate.upsert('x/tree', { name: 'tree', ...dir });
       await gate.upsert('x/tree/a.txt', file('a.txt'));
       await sleep(2);
-      await new SyncEngine(db).folder(1, listing as never, 'x');
+      await new SyncEngine(db).folder({ id: 1, tenant_id: 1 }, listing as never, 'x');
       assert.deepEqual(paths(db), ['x', 'x/kept', 'x/new'], 'neither the removed folder nor the moved file came back');
     } finally {
       if (gateDb !== db) await gateDb.close();
@@ -215,7 +215,7 @@ test('a folder opened before the first sync (an object store prefix) gets its ow
         yield file('readme.txt');
       },
     };
-    await new SyncEngine(db).folder(1, prefix as never, 'a/b/c');
+    await new SyncEngine(db).folder({ id: 1, tenant_id: 1 }, prefix as never, 'a/b/c');
     const rows = db.sqlite.prepare('SELECT path, dir, type FROM nodes WHERE storage_id = 1 ORDER BY path').all();
     assert.deepEqual(rows, [
       { path: 'a', dir: '', type: 'dir' },
@@ -242,7 +242,7 @@ test('a folder check of 2,500 entries diffs batch by batch against the rows it r
         for (let i = 0; i < 2500; i++) if (i !== 3) yield { ...file(`f${i}`), size: i === 5 || i === 1500 ? 2 : 1 };
       },
     };
-    const counts = await new SyncEngine(db).folder(1, listing as never, 'big');
+    const counts = await new SyncEngine(db).folder({ id: 1, tenant_id: 1 }, listing as never, 'big');
     assert.deepEqual(
       { ...counts, errors: undefined },
       { added: 501, updated: 2, removed: 1, errors: undefined, seen: 2499 },

@@ -102,11 +102,10 @@ export class SyncEngine {
    * or a walk that breaks midway, records an errored run and removes nothing.
    */
   async full(s: StorageRef, driver: StorageDriver, runId: number, signal?: AbortSignal): Promise<SyncCounts> {
-    const storageId = s.id;
     const run: RunRef = { tenant_id: s.tenant_id, id: runId };
     const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
     const seen = new IdSet();
-    const prevCount = await this.rows.count(storageId);
+    const prevCount = await this.rows.count(s);
     const lastSeen = (await this.runs.lastSeen(s)) ?? prevCount;
     const failedDirs: string[] = [];
     const startedAt = new Date().toISOString();
@@ -114,11 +113,11 @@ export class SyncEngine {
       const root = await driver.stat('');
       if (root.type !== 'dir') throw new AppError('storage_unavailable', { reason: 'the storage root is not a folder' });
       // An empty catalogue has no rows to read (a first sync).
-      const catalogued = prevCount === 0 ? null : new WalkRows((dirs) => this.rows.dirRows(storageId, dirs));
+      const catalogued = prevCount === 0 ? null : new WalkRows((dirs) => this.rows.dirRows(s, dirs));
       const applyBatch = (batch: WalkEntry[]) =>
-        this.inTurnsOf(storageId, batch, async () => {
+        this.inTurnsOf(s.id, batch, async () => {
           // A walk does not wait for its batches' changes to be published.
-          await this.apply(storageId, batch, seen, counts, startedAt, catalogued ? await catalogued.of(batch) : NO_ROWS);
+          await this.apply(s, batch, seen, counts, startedAt, catalogued ? await catalogued.of(batch) : NO_ROWS);
         });
       let batch: WalkEntry[] = [];
       for await (const e of this.entries(driver, run, counts, failedDirs, signal)) {
@@ -145,17 +144,17 @@ export class SyncEngine {
     }
     // A first sync of an empty catalogue has nothing to tombstone.
     if (prevCount > 0) {
-      await this.hooks.beforeRemove?.(storageId);
-      counts.removed = await this.deleteUnseen(storageId, seen, failedDirs, startedAt);
+      await this.hooks.beforeRemove?.(s.id);
+      counts.removed = await this.deleteUnseen(s, seen, failedDirs, startedAt);
     }
     return counts;
   }
 
   /** Revalidates one folder against the backend (opened folder, ondemand, watcher). Returns whether anything changed. */
-  async folder(storageId: number, driver: StorageDriver, dir: string): Promise<SyncCounts> {
+  async folder(s: StorageRef, driver: StorageDriver, dir: string): Promise<SyncCounts> {
     // Rows written from here on are kept whatever the listing says: taken before waiting for the folder's turn.
     const startedAt = new Date().toISOString();
-    const checked = await this.turns.run(storageId, [dir], () => this.folderNow(storageId, driver, dir, startedAt));
+    const checked = await this.turns.run(s.id, [dir], () => this.folderNow(s, driver, dir, startedAt));
     // Waited for once the folder's turn is given back: publishing runs every pending event's listeners, and
     // none of them may wait behind a turn held for it.
     await Promise.all(checked.told);
@@ -163,7 +162,7 @@ export class SyncEngine {
   }
 
   private async folderNow(
-    storageId: number,
+    s: StorageRef,
     driver: StorageDriver,
     dir: string,
     startedAt: string,
@@ -171,10 +170,10 @@ export class SyncEngine {
     const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
     const listed: WalkEntry[] = [];
     for await (const e of driver.list(dir)) if (!isInternalName(e.name)) listed.push({ ...e, path: joinRel(dir, e.name) });
-    const rows = await this.rows.dirRows(storageId, [dir]);
+    const rows = await this.rows.dirRows(s, [dir]);
     const names = new Set(listed.map((e) => e.path));
     const seen = new IdSet();
-    const above = await this.db.async.read((t) => this.uncataloguedFoldersIn(t, storageId, dir));
+    const above = await this.db.async.read((t) => this.uncataloguedFoldersIn(t, s, dir));
     // The folder's rows, read once; batches of BATCH with the loop let go between them (a 100,000-entry
     // folder diffed in one piece held the event loop for a second under load: listings' p99, issue 38).
     const known = new Map(rows.map((r) => [r.path, r]));
@@ -184,15 +183,15 @@ export class SyncEngine {
     const told: Array<Promise<void> | void> = [];
     for (let i = 0; i < all.length; i += BATCH) {
       if (i) await yieldLoop();
-      told.push((await this.apply(storageId, all.slice(i, i + BATCH), seen, counts, startedAt, known)).told);
+      told.push((await this.apply(s, all.slice(i, i + BATCH), seen, counts, startedAt, known)).told);
     }
     const gone = rows.filter((r) => !names.has(r.path));
     if (gone.length) {
-      await this.hooks.beforeRemove?.(storageId);
-      const { removed, paths } = await this.write((t) => this.removeGoneIn(t, storageId, gone, startedAt), 'serializable');
+      await this.hooks.beforeRemove?.(s.id);
+      const { removed, paths } = await this.write((t) => this.removeGoneIn(t, s, gone, startedAt), 'serializable');
       counts.removed += removed;
-      told.push(this.hooks.onFoldersChanged?.(storageId, [dir]));
-      if (paths.length) this.hooks.onRemoved?.(storageId, paths);
+      told.push(this.hooks.onFoldersChanged?.(s.id, [dir]));
+      if (paths.length) this.hooks.onRemoved?.(s.id, paths);
     }
     counts.seen = listed.length;
     return { counts, told };
@@ -202,9 +201,9 @@ export class SyncEngine {
    * `dir` and the folders above it that the catalogue lacks, top first: the listing just proved they exist
    * (an object store's folder opened before the first sync has no row of its own until a walk yields it).
    */
-  private *uncataloguedFoldersIn(t: Tx, storageId: number, dir: string): Unit<WalkEntry[]> {
+  private *uncataloguedFoldersIn(t: Tx, s: StorageRef, dir: string): Unit<WalkEntry[]> {
     const out: WalkEntry[] = [];
-    for (let d = dir; d !== '' && !(yield* this.rows.rowIn(t, storageId, d)); d = parentRel(d))
+    for (let d = dir; d !== '' && !(yield* this.rows.rowIn(t, s, d)); d = parentRel(d))
       out.unshift({ name: baseName(d), path: d, type: 'dir', size: 0, mtime: 0 });
     return out;
   }
@@ -255,7 +254,7 @@ export class SyncEngine {
    * change (see `onFoldersChanged`), wrapped so that the caller chooses whether to wait for it.
    */
   private async apply(
-    storageId: number,
+    s: StorageRef,
     batch: WalkEntry[],
     seen: IdSet,
     counts: SyncCounts,
@@ -272,25 +271,25 @@ export class SyncEngine {
       return {};
     }
     // The unit's results are applied once it commits (PostgreSQL may run its body again after a conflict).
-    const out = await this.write((t) => this.diffIn(t, storageId, batch, existing, listedAt));
+    const out = await this.write((t) => this.diffIn(t, s, batch, existing, listedAt));
     for (const id of out.seen) seen.add(id);
     counts.added += out.added;
     counts.updated += out.updated;
-    const told = out.folders.size ? this.hooks.onFoldersChanged?.(storageId, [...out.folders]) : undefined;
+    const told = out.folders.size ? this.hooks.onFoldersChanged?.(s.id, [...out.folders]) : undefined;
     if (Number.isFinite(out.minNew)) this.hooks.onNodesAdded?.(out.minNew);
-    if (out.files.length) this.hooks.onFilesChanged?.(storageId, out.files);
+    if (out.files.length) this.hooks.onFilesChanged?.(s.id, out.files);
     return { told };
   }
 
   /** The body of `apply`'s unit: inserts new entries, updates changed ones; what it did. */
-  private *diffIn(t: Tx, storageId: number, batch: WalkEntry[], existing: RowsByPath, listedAt: string) {
+  private *diffIn(t: Tx, s: StorageRef, batch: WalkEntry[], existing: RowsByPath, listedAt: string) {
     const out = { seen: [] as number[], added: 0, updated: 0, folders: new Set<string>(), files: [] as SyncedFile[], minNew: Number.POSITIVE_INFINITY };
     const now = new Date().toISOString();
     // Decided inside the unit: an entry the write gate removed (or moved away) after the listing saw it stays gone.
-    const removed = yield* this.nodes.removalsSinceIn(t, storageId, listedAt);
+    const removed = yield* this.nodes.removalsSinceIn(t, s, listedAt);
     const fresh = batch.filter((e) => existing.has(e.path) || !removed(e.path));
     const news = new Map(fresh.filter((e) => !existing.has(e.path)).map((e) => [e.path, newRow(e)]));
-    const inserted = yield* this.rows.insertManyIn(t, storageId, [...news.values()], now);
+    const inserted = yield* this.rows.insertManyIn(t, s, [...news.values()], now);
     for (const e of fresh) {
       const row = existing.get(e.path);
       if (!row) {
@@ -298,7 +297,7 @@ export class SyncEngine {
         const id = inserted.get(e.path);
         if (id === undefined) {
           // The write gate catalogued it after this batch read the folder's rows: its row is the fresher one.
-          out.seen.push((yield* this.rows.rowIn(t, storageId, e.path))!.id);
+          out.seen.push((yield* this.rows.rowIn(t, s, e.path))!.id);
           continue;
         }
         if (id < out.minNew) out.minNew = id;
@@ -311,7 +310,7 @@ export class SyncEngine {
         if (changed(row, e)) {
           const n = newRow(e);
           const { mime, mtime } = n;
-          yield* this.rows.updateIn(t, row.id, n, now);
+          yield* this.rows.updateIn(t, s, row.id, n, now);
           out.updated++;
           out.folders.add(parentRel(e.path));
           if (e.type === 'file') out.files.push({ id: row.id, kind: 'drifted', path: e.path, size: e.size, mtime, etag: e.etag ?? null, mime });
@@ -327,34 +326,34 @@ export class SyncEngine {
    * it, so its absence from the walk says nothing (a copy writing while the
    * sync runs).
    */
-  private *writtenSinceIn(t: Tx, storageId: number, row: { path: string; type: string }, since: string): Unit<boolean> {
-    const now = yield* this.rows.rowIn(t, storageId, row.path);
+  private *writtenSinceIn(t: Tx, s: StorageRef, row: { path: string; type: string }, since: string): Unit<boolean> {
+    const now = yield* this.rows.rowIn(t, s, row.path);
     if (!now || (now.updated_at ?? '') >= since) return true;
-    return row.type === 'dir' && (yield* this.rows.freshBelowIn(t, storageId, row.path, since));
+    return row.type === 'dir' && (yield* this.rows.freshBelowIn(t, s, row.path, since));
   }
 
   /** Deletes rows the run did not see, except below folders that failed to list and rows written since the run began. */
-  private async deleteUnseen(storageId: number, seen: IdSet, failedDirs: string[], startedAt: string): Promise<number> {
+  private async deleteUnseen(s: StorageRef, seen: IdSet, failedDirs: string[], startedAt: string): Promise<number> {
     // Every id the run saw is still a row unless something was removed since it began (removals are noted):
     // then as many rows as seen ids means no row went unseen, and the pass need not read the storage's rows.
-    if (!(await this.nodes.removedSince(storageId, startedAt)) && (await this.rows.count(storageId)) === seen.size) return 0;
+    if (!(await this.nodes.removedSince(s, startedAt)) && (await this.rows.count(s)) === seen.size) return 0;
     let removed = 0;
     let after = '';
     const folders = new Set<string>();
     for (;;) {
-      const rows = await this.rows.idsAfter(storageId, after);
+      const rows = await this.rows.idsAfter(s, after);
       if (rows.length === 0) break;
       after = rows[rows.length - 1].path;
       const gone = rows.filter((r) => !seen.has(r.id) && !failedDirs.some((f) => r.path === f || r.path.startsWith(f + '/')));
       if (gone.length) {
-        const out = await this.write((t) => this.removeGoneIn(t, storageId, gone, startedAt), 'serializable');
+        const out = await this.write((t) => this.removeGoneIn(t, s, gone, startedAt), 'serializable');
         removed += out.removed;
         for (const r of out.done) folders.add(r.dir);
-        if (out.paths.length) this.hooks.onRemoved?.(storageId, out.paths);
+        if (out.paths.length) this.hooks.onRemoved?.(s.id, out.paths);
         await yieldLoop();
       }
     }
-    if (folders.size) this.hooks.onFoldersChanged?.(storageId, [...folders]);
+    if (folders.size) this.hooks.onFoldersChanged?.(s.id, [...folders]);
     return removed;
   }
 
@@ -365,7 +364,7 @@ export class SyncEngine {
    * subtree each), then the files left in a few set-based statements. `removed`: rows gone; `paths`: the
    * tops that lost rows (a child of a subtree removed before has none left); `done`: the entries not spared.
    */
-  private *removeGoneIn<R extends { id: number; path: string; type: string }>(t: Tx, storageId: number, gone: R[], since: string) {
+  private *removeGoneIn<R extends { id: number; path: string; type: string }>(t: Tx, s: StorageRef, gone: R[], since: string) {
     const out = { removed: 0, paths: [] as string[], done: [] as R[] };
     const files = new Map<number, R>();
     for (const r of gone) {
@@ -373,13 +372,13 @@ export class SyncEngine {
         files.set(r.id, r);
         continue;
       }
-      if (yield* this.writtenSinceIn(t, storageId, r, since)) continue;
-      const n = (yield* this.nodes.removeTreeIn(t, storageId, r.path)).length;
+      if (yield* this.writtenSinceIn(t, s, r, since)) continue;
+      const n = (yield* this.nodes.removeTreeIn(t, s, r.path)).length;
       if (n) out.paths.push(r.path);
       out.removed += n;
       out.done.push(r);
     }
-    for (const { id, path } of yield* this.nodes.removeFilesIn(t, storageId, [...files.keys()], since)) {
+    for (const { id, path } of yield* this.nodes.removeFilesIn(t, s, [...files.keys()], since)) {
       out.paths.push(path);
       out.removed++;
       out.done.push(files.get(id)!);

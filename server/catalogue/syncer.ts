@@ -322,7 +322,9 @@ export class Syncer {
   private async checkFolder(id: number, dir: string): Promise<number> {
     try {
       const driver = await this.driverFor(id);
-      const counts = await this.engine.folder(id, driver, dir);
+      const s = this.repo.ofAnyTenant(id);
+      if (!s) return 0; // removed meanwhile
+      const counts = await this.engine.folder(s, driver, dir);
       await this.online(id);
       return counts.seen;
     } catch (e) {

@@ -7,7 +7,8 @@
  * rename or move keeps the row (its key is the node id).
  */
 import { sql } from 'kysely';
-import { isForeignKeyViolation, type Db } from '../db';
+import { isForeignKeyViolation, type Db, type TenantScope } from '../db';
+import type { StorageRef } from './storage-ref';
 import type { Selectable } from 'kysely';
 import type { TextExtractsTable } from '../db/tables';
 
@@ -16,6 +17,8 @@ export type ExtractState = TextExtractsTable['state'];
 /** A waiting file with what the extractor needs of its node (`deleted_at` set, or no path: the node is gone). */
 export interface PendingText {
   id: number;
+  /** Its storage's tenant: the row's, and the node's (docs/tenants.md). */
+  tenant_id: number;
   storage_id: number;
   path: string;
   name: string;
@@ -57,26 +60,28 @@ export interface StorageTextStatus {
 /** Ids per statement: far below either database's bound on parameters. */
 const CHUNK = 500;
 const lit = <T extends string>(v: T) => sql.lit(v);
+const ids = (tenants: TenantScope[]) => tenants.map((t) => t.tenant_id);
 
 export class TextExtractsRepo {
   constructor(private db: Db) {}
 
   /**
    * Sends each file version to `pending` unless its row already describes that size and mtime (whatever
-   * its state). One unit, 500 files a statement; resolves with the ids that moved. A file whose node is gone
-   * by then (deleted after the write or sync that named it) is left out: there is nothing to extract.
+   * its state). One unit, 500 files a statement; resolves with the ids that moved. The files are of storage `s`,
+   * and a row carries its tenant. A file whose node is gone by then (deleted after the write or sync that named
+   * it), or is another tenant's, is left out: there is nothing to extract.
    */
-  async markPending(files: Array<{ id: number; size: number; mtime: number }>): Promise<number[]> {
+  async markPending(s: StorageRef, files: Array<{ id: number; size: number; mtime: number }>): Promise<number[]> {
     try {
-      return await this.markPendingOnce(files);
+      return await this.markPendingOnce(s, files);
     } catch (e) {
       // A node deleted between the unit's look and its insert (PostgreSQL, another connection): once more without it.
-      if (isForeignKeyViolation(e)) return this.markPendingOnce(files);
+      if (isForeignKeyViolation(e)) return this.markPendingOnce(s, files);
       throw e;
     }
   }
 
-  private markPendingOnce(files: Array<{ id: number; size: number; mtime: number }>): Promise<number[]> {
+  private markPendingOnce(s: StorageRef, files: Array<{ id: number; size: number; mtime: number }>): Promise<number[]> {
     const k = this.db.k;
     const now = new Date().toISOString();
     const parts: (typeof files)[] = [];
@@ -89,6 +94,7 @@ export class TextExtractsRepo {
             k
               .selectFrom('nodes')
               .select('id')
+              .where('tenant_id', '=', s.tenant_id)
               .where(
                 'id',
                 'in',
@@ -100,11 +106,14 @@ export class TextExtractsRepo {
         if (part.length === 0) continue;
         const q = k
           .insertInto('text_extracts')
-          .values(part.map((f) => ({ node_id: f.id, state: 'pending' as const, size: f.size, mtime: Math.round(f.mtime), updated_at: now })))
+          .values(
+            part.map((f) => ({ tenant_id: s.tenant_id, node_id: f.id, state: 'pending' as const, size: f.size, mtime: Math.round(f.mtime), updated_at: now })),
+          )
           .onConflict((oc) =>
             oc
               .column('node_id')
               .doUpdateSet({ state: 'pending', reason: null, size: (eb) => eb.ref('excluded.size'), mtime: (eb) => eb.ref('excluded.mtime'), updated_at: now })
+              .where('text_extracts.tenant_id', '=', s.tenant_id)
               .where((eb) => eb.or([eb('text_extracts.size', '!=', eb.ref('excluded.size')), eb('text_extracts.mtime', '!=', eb.ref('excluded.mtime'))])),
           )
           .returning('node_id');
@@ -115,18 +124,19 @@ export class TextExtractsRepo {
   }
 
   /**
-   * OCR was turned on for storage `storageId`: its pictures (by extension, `exts`) wait for reading unless
+   * OCR was turned on for storage `s`: its pictures (by extension, `exts`) wait for reading unless
    * their current version was read already with some text (a photo read for its metadata gave none), and its PDFs whose text layer gave fewer than `belowChars`
    * characters wait again. One unit; resolves with how many files now wait.
    */
-  markScansPending(storageId: number, exts: string[], belowChars: number): Promise<number> {
+  markScansPending(s: StorageRef, exts: string[], belowChars: number): Promise<number> {
     const k = this.db.k;
     const now = new Date().toISOString();
     return this.db.async.unit(function* (t) {
       const pictures = k
         .selectFrom('nodes as n')
-        .select((eb) => ['n.id as node_id', eb.val('pending').as('state'), 'n.size', 'n.mtime', eb.val(now).as('updated_at')])
-        .where('n.storage_id', '=', storageId)
+        .select((eb) => ['n.tenant_id', 'n.id as node_id', eb.val('pending').as('state'), 'n.size', 'n.mtime', eb.val(now).as('updated_at')])
+        .where('n.tenant_id', '=', s.tenant_id)
+        .where('n.storage_id', '=', s.id)
         .where('n.type', '=', lit('file'))
         .where('n.deleted_at', 'is', null)
         .where('n.size', '>', 0)
@@ -134,12 +144,13 @@ export class TextExtractsRepo {
       const a = yield* t.run(
         k
           .insertInto('text_extracts')
-          .columns(['node_id', 'state', 'size', 'mtime', 'updated_at'])
+          .columns(['tenant_id', 'node_id', 'state', 'size', 'mtime', 'updated_at'])
           .expression(pictures)
           .onConflict((oc) =>
             oc
               .column('node_id')
               .doUpdateSet({ state: 'pending', reason: null, updated_at: now })
+              .where('text_extracts.tenant_id', '=', s.tenant_id)
               // Read for its metadata only, or not at all: read again, by OCR this time.
               .where((eb) =>
                 eb.or([
@@ -154,13 +165,15 @@ export class TextExtractsRepo {
         k
           .updateTable('text_extracts')
           .set({ state: 'pending', reason: null, updated_at: now })
+          .where('tenant_id', '=', s.tenant_id)
           .where('state', '=', lit('done'))
           .where('chars', '<', belowChars)
           .where('node_id', 'in', (eb) =>
             eb
               .selectFrom('nodes as n')
               .select('n.id')
-              .where('n.storage_id', '=', storageId)
+              .where('n.tenant_id', '=', s.tenant_id)
+              .where('n.storage_id', '=', s.id)
               .where('n.deleted_at', 'is', null)
               .where(sql`lower(n.name)`, 'like', '%.pdf'),
           ),
@@ -170,32 +183,37 @@ export class TextExtractsRepo {
   }
 
   /**
-   * Up to `limit` waiting files with an id above `afterId`, in id order, with their node's facts; none of the
-   * storages in `except` (those waiting on their request budget), though rows whose node is gone still come.
+   * Up to `limit` waiting files of the tenants with an id above `afterId`, in id order, with their node's facts;
+   * none of the storages in `except` (those waiting on their request budget), though rows whose node is gone
+   * still come.
    */
-  async pendingAfter(afterId: number, limit: number, except: number[] = []): Promise<PendingText[]> {
+  async pendingAfter(tenants: TenantScope[], afterId: number, limit: number, except: number[] = []): Promise<PendingText[]> {
+    if (!tenants.length) return [];
     let q = this.db.k
       .selectFrom('text_extracts as x')
       .leftJoin('nodes as n', 'n.id', 'x.node_id')
-      .select(['x.node_id as id', 'n.storage_id', 'n.path', 'n.name', 'n.size', 'n.mtime', 'n.mime', 'n.deleted_at'])
+      .select(['x.node_id as id', 'x.tenant_id', 'n.storage_id', 'n.path', 'n.name', 'n.size', 'n.mtime', 'n.mime', 'n.deleted_at'])
+      .where('x.tenant_id', 'in', ids(tenants))
       .where('x.state', '=', lit('pending'))
       .where('x.node_id', '>', afterId);
     if (except.length) q = q.where((eb) => eb.or([eb('n.storage_id', 'is', null), eb('n.storage_id', 'not in', except)]));
     const rows = await this.db.async.all(q.orderBy('x.node_id').limit(limit));
-    return rows.map((r) => ({ ...r, id: Number(r.id), size: Number(r.size), mtime: Number(r.mtime) })) as PendingText[];
+    return rows.map((r) => ({ ...r, id: Number(r.id), tenant_id: Number(r.tenant_id), size: Number(r.size), mtime: Number(r.mtime) })) as PendingText[];
   }
 
   /**
    * Records an extraction of the version `seen` (the node's size and mtime when it was read) and stores its
    * text, in one unit, only while the node still is that version: a write during the extraction has sent it
    * back to `pending` (or will), and its text must not be replaced by the older one. Whether it was recorded.
+   * `file`: the node's id and its tenant (another tenant's node is not touched).
    */
-  finish(id: number, seen: { size: number; mtime: number }, o: ExtractOutcome): Promise<boolean> {
+  finish(file: { id: number; tenant_id: number }, seen: { size: number; mtime: number }, o: ExtractOutcome): Promise<boolean> {
     const k = this.db.k;
     const pg = this.db.dialect === 'postgres';
     const now = new Date().toISOString();
+    const { id } = file;
     return this.db.async.unit(function* (t) {
-      const node = yield* t.first(k.selectFrom('nodes').select(['name', 'size', 'mtime']).where('id', '=', id));
+      const node = yield* t.first(k.selectFrom('nodes').select(['name', 'size', 'mtime']).where('tenant_id', '=', file.tenant_id).where('id', '=', id));
       if (!node || Number(node.size) !== seen.size || Number(node.mtime) !== seen.mtime) return false;
       const changed = yield* t.run(
         k
@@ -210,6 +228,7 @@ export class TextExtractsRepo {
             taken: o.taken ?? null,
             updated_at: now,
           })
+          .where('tenant_id', '=', file.tenant_id)
           .where('node_id', '=', id),
       );
       if (changed !== 1) return false;
@@ -228,14 +247,14 @@ export class TextExtractsRepo {
     });
   }
 
-  /** Forgets a waiting row whose node is gone or no longer a live file. */
-  async drop(id: number): Promise<void> {
-    await this.db.async.run(this.db.k.deleteFrom('text_extracts').where('node_id', '=', id));
+  /** Forgets a waiting row (of its tenant) whose node is gone or no longer a live file. */
+  async drop(file: { id: number; tenant_id: number }): Promise<void> {
+    await this.db.async.run(this.db.k.deleteFrom('text_extracts').where('tenant_id', '=', file.tenant_id).where('node_id', '=', file.id));
   }
 
-  /** A file's extraction row (tests, status). */
-  async byId(id: number): Promise<Selectable<TextExtractsTable> | undefined> {
-    const r = await this.db.async.first(this.db.k.selectFrom('text_extracts').selectAll().where('node_id', '=', id));
+  /** The tenant's extraction row of a file (tests, status); undefined for another tenant's. */
+  async byId(scope: TenantScope, id: number): Promise<Selectable<TextExtractsTable> | undefined> {
+    const r = await this.db.async.first(this.db.k.selectFrom('text_extracts').selectAll().where('tenant_id', '=', scope.tenant_id).where('node_id', '=', id));
     return (
       r && {
         ...r,
@@ -250,10 +269,11 @@ export class TextExtractsRepo {
   }
 
   /**
-   * Per storage: how many files are in each state, and its newest failures with their reasons (at most
-   * `failures` each), for Admin → Status. Storages with no row are left out.
+   * Per storage of the tenants: how many files are in each state, and its newest failures with their reasons (at
+   * most `failures` each), for Admin → Status. Storages with no row are left out.
    */
-  async byStorage(failures: number): Promise<StorageTextStatus[]> {
+  async byStorage(tenants: TenantScope[], failures: number): Promise<StorageTextStatus[]> {
+    if (!tenants.length) return [];
     const k = this.db.k;
     const [counts, failed] = await Promise.all([
       this.db.async.all(
@@ -261,6 +281,7 @@ export class TextExtractsRepo {
           .selectFrom('text_extracts as x')
           .innerJoin('nodes as n', 'n.id', 'x.node_id')
           .select((eb) => ['n.storage_id', 'x.state', eb.fn.countAll<number>().as('c')])
+          .where('x.tenant_id', 'in', ids(tenants))
           .groupBy(['n.storage_id', 'x.state']),
       ),
       // The newest failures of each storage: a window over the failed rows only.
@@ -272,6 +293,7 @@ export class TextExtractsRepo {
               .innerJoin('nodes as n', 'n.id', 'x.node_id')
               .select(['n.storage_id', 'n.path', 'x.reason', 'x.updated_at'])
               .select(sql<number>`row_number() OVER (PARTITION BY n.storage_id ORDER BY x.updated_at DESC, x.node_id DESC)`.as('nth'))
+              .where('x.tenant_id', 'in', ids(tenants))
               .where('x.state', '=', lit('failed'))
               .as('f'),
           )
@@ -292,15 +314,17 @@ export class TextExtractsRepo {
     return [...out.values()];
   }
 
-  /** How many rows are in each state. */
-  async counts(): Promise<Record<ExtractState, number>> {
+  /** How many rows of the tenants are in each state. */
+  async counts(tenants: TenantScope[]): Promise<Record<ExtractState, number>> {
+    const out: Record<ExtractState, number> = { pending: 0, done: 0, failed: 0, skipped: 0 };
+    if (!tenants.length) return out;
     const rows = await this.db.async.all(
       this.db.k
         .selectFrom('text_extracts')
         .select((eb) => ['state', eb.fn.countAll<number>().as('n')])
+        .where('tenant_id', 'in', ids(tenants))
         .groupBy('state'),
     );
-    const out: Record<ExtractState, number> = { pending: 0, done: 0, failed: 0, skipped: 0 };
     for (const r of rows) out[r.state] = Number(r.n);
     return out;
   }

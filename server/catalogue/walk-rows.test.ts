@@ -21,11 +21,12 @@ test('WalkRows reads each folder once while the batches stay in it', async () =>
     db.sqlite.prepare("INSERT INTO storages (uid, name, driver, created_at, updated_at) VALUES ('st1', 'S', 'local', '', '')").run();
     const nodes = new NodesRepo(db);
     await db.async.unit(function* (tx) {
-      for (const p of ['a/1', 'a/2', 'a/3', 'b/1', 'c/1']) yield* nodes.upsertIn(tx, 1, p, { name: p.slice(2), type: 'file', size: 1, mtime: 0 });
+      for (const p of ['a/1', 'a/2', 'a/3', 'b/1', 'c/1'])
+        yield* nodes.upsertIn(tx, { id: 1, tenant_id: 1 }, p, { name: p.slice(2), type: 'file', size: 1, mtime: 0 });
     });
     const reads: string[][] = [];
     const repo = new SyncNodesRepo(db);
-    const rows = new WalkRows((dirs) => (reads.push(dirs), repo.dirRows(1, dirs)));
+    const rows = new WalkRows((dirs) => (reads.push(dirs), repo.dirRows({ id: 1, tenant_id: 1 }, dirs)));
     const first = await rows.of([entry('a/1'), entry('a/2')]);
     assert.equal(first.get('a/2')?.path, 'a/2');
     const second = await rows.of([entry('a/3'), entry('b/1'), entry('b/new')]);

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_TENANT, commitInDoubt, openPostgresDatabase, type Db } from '../db';
+import { commitInDoubt, openPostgresDatabase, type Db } from '../db';
 import { openPool } from '../db/pg/pool';
 import { EventBus } from '../events';
 import { NodesRepo } from './nodes.repo';
@@ -59,8 +59,7 @@ describe('the write gate on PostgreSQL', { skip: skip ?? false }, () => {
       db,
       nodes,
       bus,
-      () => 'S',
-      () => DEFAULT_TENANT,
+      (id) => ({ id, tenant_id: 1, name: 'S' }),
       () => {},
     );
     const file = join(tmp.dir, 'up.bin');
@@ -78,7 +77,7 @@ describe('the write gate on PostgreSQL', { skip: skip ?? false }, () => {
     }
     // The woken process commits the row, then the gate's next look finds the unit decided and removes it.
     for (let i = 0; i < 50 && deleted.length === 0; i++) await sleep(200);
-    const row = await base.async.first(base.k.selectFrom('nodes').select('id').where('path', '=', 'up.bin'));
+    const row = await base.async.first(base.k.selectFrom('nodes').select('id').where('tenant_id', '=', 1).where('path', '=', 'up.bin'));
     assert.equal(row, undefined, 'the row the woken COMMIT left is gone');
     assert.deepEqual(deleted, ['up.bin'], 'and the folder was told');
     await pool.close();

@@ -7,12 +7,16 @@
  * post-write hooks (thumbnail, antivirus scan, later replication) that other
  * modules registered by name. Nothing else announces a write.
  */
-import { commitInDoubt, isBusy, type Db, type InDoubt, type TenantScope } from '../db';
+import { commitInDoubt, isBusy, type Db, type InDoubt } from '../db';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
 import type { Entry } from '../storage';
 import { baseName, parentRel } from '../lib/paths';
 import type { NodesRepo, NodeRow } from './nodes.repo';
 import { GateRepo, type GateEvent } from './gate.repo';
+import type { StorageRef } from './storage-ref';
+
+/** A storage as the gate writes into it: its rows carry its tenant (docs/tenants.md); its name is for events. */
+export type GateStorage = StorageRef & { name: string };
 
 /** Where a write came from; decides the event name and the thumbnail timeout. */
 export type WriteOrigin =
@@ -92,13 +96,12 @@ export class WriteGate {
     db: Db,
     nodes: NodesRepo,
     private bus: EventBus,
-    private storageName: (id: number) => string,
-    /** The tenant of a storage's changes (its row's): their events are recorded in it. */
-    tenantOf: (storageId: number) => TenantScope,
+    /** The storage of an id, whatever its tenant (`StoragesRepo.ofAnyTenant`: a map lookup, no query). */
+    private storageOf: (id: number) => GateStorage,
     private log: (msg: string, err?: unknown) => void,
     hooks: GateHooks = {},
   ) {
-    this.repo = new GateRepo(db, nodes, bus, tenantOf);
+    this.repo = new GateRepo(db, nodes, bus);
     this.hooks = Object.entries(hooks.written ?? {});
     this.removeHooks = Object.entries(hooks.removed ?? {});
     this.moveHooks = Object.entries(hooks.moved ?? {});
@@ -109,7 +112,8 @@ export class WriteGate {
    * of one new path at once: one is announced as the upload, the other as its update (GateRepo.written).
    */
   async written(storageId: number, path: string, entry: Entry, ctx: WriteContext): Promise<GateNode> {
-    const storage = this.storageName(storageId);
+    const st = this.storageOf(storageId);
+    const storage = st.name;
     const events = (id: number, created: boolean): GateEvent[] => {
       const ref = { storage_id: storageId, storage, path, name: baseName(path), size: entry.size, type: entry.type, id };
       const meta = { origin: ctx.origin, ...ctx.meta };
@@ -129,7 +133,7 @@ export class WriteGate {
     let done: { row: NodeRow; created: boolean };
     try {
       // The bytes are written already: the unit waits (off the event loop) for a database held elsewhere rather than fail at once.
-      done = await this.repo.written(storageId, path, entry, { ownerId: ctx.actor?.id ?? null, body: ctx.body, created: ctx.created, events });
+      done = await this.repo.written(st, path, entry, { ownerId: ctx.actor?.id ?? null, body: ctx.body, created: ctx.created, events });
     } catch (e) {
       // The database is away: the writer answers an error, so its bytes go too (WriteContext.undo).
       if (ctx.undo && isBusy(e)) {
@@ -160,7 +164,8 @@ export class WriteGate {
    * database answers, tried again with growing pauses.
    */
   private settleTakenBack(storageId: number, path: string, entry: Entry, doubt: InDoubt): void {
-    const storage = this.storageName(storageId);
+    const st = this.storageOf(storageId);
+    const storage = st.name;
     const events: GateEvent[] = [['folder.changed', { storage_id: storageId, folder: parentRel(path), kind: 'deleted', path, name: baseName(path) }]];
     const attempt = (pauseMs: number) =>
       setTimeout(() => {
@@ -169,7 +174,7 @@ export class WriteGate {
           .decided()
           .then(async (decided) => {
             if (!decided) return again();
-            if (await this.repo.takenBack(storageId, path, entry, events)) await this.bus.flush();
+            if (await this.repo.takenBack(st, path, entry, events)) await this.bus.flush();
           })
           .catch((e) => (isBusy(e) ? again() : this.log(`settling ${storage}://${path} after a commit in doubt failed`, e)));
       }, pauseMs).unref();
@@ -178,11 +183,12 @@ export class WriteGate {
 
   /** A file or folder at `path` is gone from the backend for good (permanent delete, purge). */
   async removed(storageId: number, path: string, ctx: Omit<WriteContext, 'origin'> & { origin?: WriteOrigin }): Promise<void> {
-    const storage = this.storageName(storageId);
+    const st = this.storageOf(storageId);
+    const storage = st.name;
     const events: GateEvent[] = [['folder.changed', { storage_id: storageId, folder: parentRel(path), kind: 'deleted', path, name: baseName(path) }]];
     if (ctx.audit)
       events.push(['audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: ctx.meta ?? {} }]);
-    const ids = await this.repo.removed(storageId, path, events);
+    const ids = await this.repo.removed(st, path, events);
     await this.bus.flush();
     for (const [name, hook] of this.removeHooks) {
       try {
@@ -199,7 +205,8 @@ export class WriteGate {
    * through `written` plus `removed`.
    */
   async moved(storageId: number, from: string, to: string, entry: Entry, ctx: WriteContext): Promise<GateNode> {
-    const storage = this.storageName(storageId);
+    const st = this.storageOf(storageId);
+    const storage = st.name;
     const events: GateEvent[] = [
       ['folder.changed', { storage_id: storageId, folder: parentRel(from), kind: 'deleted', path: from, name: baseName(from) }],
       ['folder.changed', { storage_id: storageId, folder: parentRel(to), kind: 'created', path: to, name: baseName(to) }],
@@ -209,7 +216,7 @@ export class WriteGate {
         'audit',
         { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${to}`, meta: { from: `${storage}://${from}`, ...ctx.meta } },
       ]);
-    const row = await this.repo.moved(storageId, from, to, entry, ctx.actor?.id ?? null, events);
+    const row = await this.repo.moved(st, from, to, entry, ctx.actor?.id ?? null, events);
     await this.bus.flush();
     for (const [name, hook] of this.moveHooks) {
       try {

@@ -109,7 +109,7 @@ test('background work rides out a hold: a sync batch and an op outcome are writt
     await q.start();
     await running;
     f.hold();
-    const counts = engine.folder(1, driver as never, '');
+    const counts = engine.folder({ id: 1, tenant_id: 1 }, driver as never, '');
     await sleep(400); // the op finished its work meanwhile; its outcome and the batch wait for the lock
     assert.equal((await q.get(DEFAULT_TENANT, id))!.status, 'running');
     f.release();

@@ -16,7 +16,7 @@ export interface SearchFtsTable {
 }
 
 /** catalogue: a file's text extraction for search (catalogue/text-extracts.repo.ts). */
-export interface TextExtractsTable {
+export interface TextExtractsTable extends TenantRow {
   node_id: number;
   state: 'pending' | 'done' | 'failed' | 'skipped';
   /** The version of the file the row describes. */

@@ -376,7 +376,7 @@ export interface StorageGrantsTable extends TenantRow {
   path: Generated<string>;
 }
 /** catalogue: the cached tree. Paths are relative to the storage root; `dir` is the parent path. */
-export interface NodesTable {
+export interface NodesTable extends TenantRow {
   id: Generated<number>;
   storage_id: number;
   dir: string;
@@ -399,7 +399,7 @@ export interface NodesTable {
   updated_at: string;
 }
 /** catalogue: what the write gate removed or moved away lately (catalogue/nodes.repo.ts `removalsSince`). */
-export interface NodeRemovalsTable {
+export interface NodeRemovalsTable extends TenantRow {
   storage_id: number;
   path: string;
   removed_at: string;

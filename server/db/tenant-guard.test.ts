@@ -82,9 +82,9 @@ describe('the tenant guard on real queries (SQLite file)', () => {
     assert.deepEqual(await joined, []);
     const sub = (pinned: boolean) =>
       k()
-        .selectFrom('nodes')
-        .select('id')
-        .where('id', 'in', (eb) => {
+        .selectFrom('docserver_saves')
+        .select('node_id')
+        .where('node_id', 'in', (eb) => {
           const q = eb.selectFrom('users').select('id');
           return pinned ? q.where('tenant_id', '=', 1) : q;
         });
@@ -127,7 +127,7 @@ describe('the tenant guard on real queries (SQLite file)', () => {
   });
 
   test('tables not scoped yet, and a database with the guard off, pass untouched', async () => {
-    assert.ok(Array.isArray(await db.async.all(k().selectFrom('nodes').select('id'))));
+    assert.ok(Array.isArray(await db.async.all(k().selectFrom('docserver_saves').select('node_id'))));
     assert.equal((await off.async.all(off.k.selectFrom('users').select('id'))).length, 2);
   });
 });

@@ -60,14 +60,14 @@ export const SCOPED = [
   'dav_props',
   'outbox',
   'webhook_deliveries',
+  'nodes',
+  'node_removals',
+  'text_extracts',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
 export const TENANT_OWNED = [
   ...SCOPED,
-  'nodes',
-  'node_removals',
-  'text_extracts',
   'nfs_exports',
   'docserver_saves',
   'replica_targets',

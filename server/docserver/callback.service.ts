@@ -136,7 +136,7 @@ export class CallbackService {
   }
 
   private async save(node: number, cb: { key: string; status: 2 | 6; lastsave: number; url: URL }): Promise<SaveOutcome> {
-    const row = await this.d.catalogue.nodes.byId(node);
+    const row = await this.d.catalogue.nodes.byIdAmong(this.d.catalogue.repo.tenants(), node);
     if (!row || row.deleted_at || row.type !== 'file') throw refuse('not_found', 'no catalogue row');
     const place = { storage_id: row.storage_id, rel: row.path };
     const sys = this.d.files.forActor(systemActor('docserver.save'));

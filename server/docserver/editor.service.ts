@@ -71,7 +71,7 @@ export class EditorService {
     if (!type) throw new AppError('unsupported_media_type', { ext }, { ext });
     const f = this.d.files.forActor(actor, 'refuse');
     const file = await f.open(path);
-    const node = await this.d.catalogue.nodes.get(file.place.storage_id, file.place.rel);
+    const node = await this.d.catalogue.nodes.get(this.d.catalogue.storageOf(file.place.storage_id), file.place.rel);
     if (!node || node.deleted_at) throw new AppError('not_found', { path });
     const edit = this.mayEdit(actor, path);
     const base = this.callbackBase(o.requestBase);
@@ -132,7 +132,7 @@ export class EditorService {
         p.reached = true;
         return { probe: 'filedock document server probe\n' };
       }
-      const node = await this.d.catalogue.nodes.byId(subject.node);
+      const node = await this.d.catalogue.nodes.byIdAmong(this.d.catalogue.repo.tenants(), subject.node);
       if (!node || node.deleted_at || node.type !== 'file') throw refuse('not_found', 'no catalogue row');
       const sys = this.d.files.forActor(systemActor('docserver.fetch'));
       let file: OpenFile;

@@ -224,7 +224,7 @@ export class ActorFiles {
   /** Makes sure folder `path` exists (a folder upload's parents): announced only when it had to be made. */
   async ensureFolder(path: Path): Promise<void> {
     const t = this.target(path, 'editor');
-    if (t.rel === '' || (await this.svc.catalogue.nodes.get(t.storage.id, t.rel))?.type === 'dir') return;
+    if (t.rel === '' || (await this.svc.catalogue.nodes.get(t.storage, t.rel))?.type === 'dir') return;
     const st = await this.svc.ops.statOrNull(t.place);
     if (st?.type === 'dir') return;
     if (st) throw new AppError('conflict', { path: t.rel, reason: 'a file is in the way' });

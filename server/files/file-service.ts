@@ -104,7 +104,7 @@ export class FileService {
    * write gate's `created` (see WriteContext.created).
    */
   async catalogued(p: Place): Promise<boolean> {
-    const n = await this.catalogue.nodes.get(p.storage_id, p.rel);
+    const n = await this.catalogue.nodes.get(this.catalogue.storageOf(p.storage_id), p.rel);
     return !!n && !n.deleted_at;
   }
 

@@ -6,7 +6,7 @@
  * which prepares it once on SQLite.
  */
 import type { Db } from '../db';
-import type { Level } from '../catalogue';
+import type { Level, StorageRef } from '../catalogue';
 import { entryJsonSql, lockJoin } from './entry';
 import { listingOrder, SORT_COLUMN, type Keyset, type SortField } from './listing.types';
 
@@ -19,10 +19,10 @@ export class FolderIndexRepo {
   constructor(private db: Db) {}
 
   /** How many live entries the folder has. */
-  async size(storageId: number, dir: string): Promise<number> {
+  async size(s: StorageRef, dir: string): Promise<number> {
     const [[n]] = await this.db.async.sql<[number | string]>(
-      'SELECT count(*) FROM nodes WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL',
-      [storageId, dir],
+      'SELECT count(*) FROM nodes WHERE tenant_id = ? AND storage_id = ? AND dir = ? AND deleted_at IS NULL',
+      [s.tenant_id, s.id, dir],
       {
         raw: true,
       },
@@ -34,29 +34,29 @@ export class FolderIndexRepo {
    * Every live entry of the folder in ascending order: folders first, then the sort value, natural name,
    * id. `locks`: the storage may hold app locks (the entries then carry them).
    */
-  rows(storageId: number, dir: string, sort: SortField, locks: boolean, perm: Level): Promise<FolderRow[]> {
+  rows(s: StorageRef, dir: string, sort: SortField, locks: boolean, perm: Level): Promise<FolderRow[]> {
     let text = this.texts.get(`${sort}:${locks}`);
     if (!text) {
       const col = SORT_COLUMN[sort];
       text = `SELECT ${entryJsonSql(this.db.dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
-        WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, ${col ? `${col}, ` : ''}sort_key, id`;
+        WHERE nodes.tenant_id = @t AND storage_id = @s AND dir = @d AND deleted_at IS NULL ORDER BY type, ${col ? `${col}, ` : ''}sort_key, id`;
       this.texts.set(`${sort}:${locks}`, text);
     }
-    return this.db.async.sql<FolderRow>(text, { s: storageId, d: dir, perm }, { raw: true });
+    return this.db.async.sql<FolderRow>(text, { t: s.tenant_id, s: s.id, d: dir, perm }, { raw: true });
   }
 
   /**
    * The keysets of every `step`-th live entry of the folder in the listing's order (rows step, 2 step, …,
    * counted from 1): an offset page seeks to the one before it and steps over less than `step` rows.
    */
-  async anchors(storageId: number, dir: string, sort: SortField, desc: boolean, step: number): Promise<Keyset[]> {
+  async anchors(s: StorageRef, dir: string, sort: SortField, desc: boolean, step: number): Promise<Keyset[]> {
     const order = listingOrder(sort, desc);
     const rows = await this.db.async.sql<[Keyset['type'], number | string, string, number | string]>(
       `SELECT type, v, sort_key, id FROM (
          SELECT type, ${SORT_COLUMN[sort] ?? 0} AS v, sort_key, id, row_number() OVER (ORDER BY ${order}) AS rn
-         FROM nodes WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL) AS r
+         FROM nodes WHERE tenant_id = @t AND storage_id = @s AND dir = @d AND deleted_at IS NULL) AS r
        WHERE rn % @step = 0 ORDER BY rn`,
-      { s: storageId, d: dir, step },
+      { t: s.tenant_id, s: s.id, d: dir, step },
       { raw: true },
     );
     return rows.map(([type, value, key, id]) => ({ type, value: Number(value), key, id: Number(id) }));

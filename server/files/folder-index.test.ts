@@ -45,8 +45,8 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
     for (const desc of [false, true]) {
       for (const limit of [1, 4, 7, 46, 100]) {
         for (const offset of [0, 1, 5, 6, 13, 45, 46, 60]) {
-          const want = await repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor' });
-          const got = indexed(await ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor', stampEpoch: 0 }));
+          const want = await repo.page({ storageId: 1, tenantId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor' });
+          const got = indexed(await ix.page({ storageId: 1, tenantId: 1, dir: 'd', sort, desc, limit, offset, perm: 'editor', stampEpoch: 0 }));
           assert.deepEqual(JSON.parse(Buffer.concat(got.entries).toString()), JSON.parse(want.json), `${sort} ${desc} ${limit} ${offset}`);
           assert.equal(got.total, 46);
           assert.equal(got.next !== null, offset + limit < 46, 'a cursor exactly when rows follow');
@@ -55,8 +55,8 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
         const walked: unknown[] = [];
         let cursor: Keyset | undefined;
         for (let i = 0; i < 100; i++) {
-          const p = indexed(await ix.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor', stampEpoch: 0 }));
-          const sql = await repo.page({ storageId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor' });
+          const p = indexed(await ix.page({ storageId: 1, tenantId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor', stampEpoch: 0 }));
+          const sql = await repo.page({ storageId: 1, tenantId: 1, dir: 'd', sort, desc, limit, offset: 0, after: cursor, perm: 'editor' });
           assert.deepEqual(JSON.parse(Buffer.concat(p.entries).toString()), JSON.parse(sql.json));
           walked.push(...JSON.parse(Buffer.concat(p.entries).toString()));
           if (!p.next) break;
@@ -74,7 +74,9 @@ test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a s
   const page = async (epoch: number) =>
     JSON.parse(
       Buffer.concat(
-        indexed(await ix.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch })).entries,
+        indexed(
+          await ix.page({ storageId: 1, tenantId: 1, dir: 'd', sort: 'name', desc: false, limit: 100, offset: 0, perm: 'viewer', stamp, stampEpoch: epoch }),
+        ).entries,
       ).toString(),
     ) as Array<{ name: string; thumb_url: string; perm: string }>;
   const first = await page(1);
@@ -107,7 +109,7 @@ test('a folder above MAX_ENTRIES is paged by SQL from a seek that gives the offs
   for (const sort of ['name', 'size', 'modified'] as const) {
     for (const desc of [false, true]) {
       for (const offset of [0, 999, 1000, 1001, 5500, n - 1, n, n + 1500]) {
-        const q = { storageId: 1, dir: 'big', sort, desc, limit: 50, offset, perm: 'editor' as const };
+        const q = { storageId: 1, tenantId: 1, dir: 'big', sort, desc, limit: 50, offset, perm: 'editor' as const };
         const seek = await ix.page({ ...q, stampEpoch: 0 });
         assert.ok(seek && !('entries' in seek), 'too big to index');
         assert.equal(seek.total, n);
@@ -121,12 +123,19 @@ test('a folder above MAX_ENTRIES is paged by SQL from a seek that gives the offs
   }
   // The count is the folder's generation's: a change noted makes it count again.
   db.sqlite!.prepare("UPDATE nodes SET deleted_at = 'x' WHERE path = 'big/x1'").run();
-  assert.equal((await ix.page({ storageId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }))!.total, n);
+  assert.equal(
+    (await ix.page({ storageId: 1, tenantId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }))!.total,
+    n,
+  );
   ix.changed(1, 'big', true);
-  assert.equal((await ix.page({ storageId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }))!.total, n - 1);
+  assert.equal(
+    (await ix.page({ storageId: 1, tenantId: 1, dir: 'big', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'editor', stampEpoch: 0 }))!.total,
+    n - 1,
+  );
   assert.equal(
     await ix.page({
       storageId: 1,
+      tenantId: 1,
       dir: 'd',
       sort: 'name',
       desc: false,

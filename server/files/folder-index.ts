@@ -20,7 +20,7 @@
  * clients).
  */
 import type { Db } from '../db';
-import type { Level } from '../catalogue';
+import type { Level, StorageRef } from '../catalogue';
 import { stampThumbs } from './entry';
 import type { Keyset, SortField } from './listing.types';
 import { PageCache } from './page-cache';
@@ -100,6 +100,8 @@ export class FolderIndexes {
    */
   async page(q: {
     storageId: number;
+    /** The storage's tenant (its rows carry it). */
+    tenantId: number;
     dir: string;
     sort: SortField;
     desc: boolean;
@@ -115,7 +117,7 @@ export class FolderIndexes {
     const gen = this.cache.stampOf(q.storageId, q.dir);
     let ix = this.cache.get(q.storageId, q.dir, key);
     if (!ix) {
-      ix = await this.build(q.storageId, q.dir, q.sort, q.perm, q.stamp);
+      ix = await this.build({ id: q.storageId, tenant_id: q.tenantId }, q.dir, q.sort, q.perm, q.stamp);
       this.cache.set(q.storageId, q.dir, key, ix, gen);
     }
     if ('tooBig' in ix) return this.seek(ix, q, key, gen);
@@ -144,7 +146,7 @@ export class FolderIndexes {
   /** Where the page of a folder too big to index starts (a cursor's own keyset, else the anchor before `offset`). */
   private async seek(
     big: BigFolder,
-    q: { storageId: number; dir: string; sort: SortField; desc: boolean; offset: number; after?: Keyset },
+    q: { storageId: number; tenantId: number; dir: string; sort: SortField; desc: boolean; offset: number; after?: Keyset },
     key: string,
     gen: string,
   ): Promise<PageSeek> {
@@ -154,7 +156,7 @@ export class FolderIndexes {
     const order = key + (q.desc ? '\u0000desc' : '');
     let anchors = (this.cache.get(q.storageId, q.dir, order + '\u0000anchors') as BigFolder | undefined)?.anchors;
     if (!anchors) {
-      anchors = await this.repo.anchors(q.storageId, q.dir, q.sort, q.desc, ANCHOR_STEP);
+      anchors = await this.repo.anchors({ id: q.storageId, tenant_id: q.tenantId }, q.dir, q.sort, q.desc, ANCHOR_STEP);
       this.cache.set(q.storageId, q.dir, order + '\u0000anchors', { ...big, anchors, bytes: 64 + anchors.length * 64 }, gen);
     }
     // The folder may have lost rows since it was counted (the count and anchors are of one generation, but a
@@ -163,10 +165,10 @@ export class FolderIndexes {
     return at === 0 ? { total: big.total, offset: q.offset } : { total: big.total, after: anchors[at - 1], offset: q.offset - at * ANCHOR_STEP };
   }
 
-  private async build(storageId: number, dir: string, sort: SortField, perm: Level, stamp?: (id: number) => string): Promise<FolderIndex | BigFolder> {
-    const total = await this.repo.size(storageId, dir);
+  private async build(s: StorageRef, dir: string, sort: SortField, perm: Level, stamp?: (id: number) => string): Promise<FolderIndex | BigFolder> {
+    const total = await this.repo.size(s, dir);
     if (total > MAX_ENTRIES) return { tooBig: true, total, bytes: 64 };
-    const rows = await this.repo.rows(storageId, dir, sort, this.locked(storageId), perm);
+    const rows = await this.repo.rows(s, dir, sort, this.locked(s.id), perm);
     const n = rows.length;
     const texts = rows.map((r) => Buffer.from(stampThumbs(r[0], stamp)));
     const starts = new Uint32Array(n + 1);

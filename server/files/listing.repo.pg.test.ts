@@ -52,7 +52,7 @@ describe('listing pages on the pool (PostgreSQL)', { skip: skip ?? false }, () =
   test('the page equals the SQLite page in every sort and direction, keyset walk included', async () => {
     for (const sort of ['name', 'size', 'modified'] as const) {
       for (const desc of [false, true]) {
-        const q: PageQuery = { storageId: 1, dir: 'd', sort, desc, limit: 700, offset: 0, perm: 'viewer' };
+        const q: PageQuery = { storageId: 1, tenantId: 1, dir: 'd', sort, desc, limit: 700, offset: 0, perm: 'viewer' };
         let after: Keyset | undefined;
         let seen = 0;
         for (let i = 0; i < 10; i++) {
@@ -70,15 +70,15 @@ describe('listing pages on the pool (PostgreSQL)', { skip: skip ?? false }, () =
     // A big folder's anchors (folder-index.ts) are SQLite's, and a page seeking from one is the offset page.
     for (const sort of ['name', 'size', 'modified'] as const) {
       for (const desc of [false, true]) {
-        const anchors = await new FolderIndexRepo(db).anchors(1, 'd', sort, desc, 700);
-        assert.deepEqual(anchors, await new FolderIndexRepo(lite).anchors(1, 'd', sort, desc, 700), `${sort} ${desc}: anchors`);
+        const anchors = await new FolderIndexRepo(db).anchors({ id: 1, tenant_id: 1 }, 'd', sort, desc, 700);
+        assert.deepEqual(anchors, await new FolderIndexRepo(lite).anchors({ id: 1, tenant_id: 1 }, 'd', sort, desc, 700), `${sort} ${desc}: anchors`);
         assert.equal(anchors.length, Math.floor((FILES + 5) / 700));
-        const q: PageQuery = { storageId: 1, dir: 'd', sort, desc, limit: 50, offset: 2 * 700 + 30, perm: 'viewer' };
+        const q: PageQuery = { storageId: 1, tenantId: 1, dir: 'd', sort, desc, limit: 50, offset: 2 * 700 + 30, perm: 'viewer' };
         const seek = await repo.page({ ...q, after: anchors[1], offset: 30 });
         assert.deepEqual(JSON.parse(seek.json), JSON.parse((await repo.page(q)).json), `${sort} ${desc}: seek page`);
       }
     }
-    const byOffset = await repo.page({ storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 3, offset: 5, perm: 'editor' });
+    const byOffset = await repo.page({ storageId: 1, tenantId: 1, dir: 'd', sort: 'name', desc: false, limit: 3, offset: 5, perm: 'editor' });
     assert.deepEqual(
       JSON.parse(byOffset.json).map((e: { name: string; perm: string }) => `${e.name}:${e.perm}`),
       ['f0.txt:editor', 'f1.txt:editor', 'f2.txt:editor'],
@@ -86,13 +86,13 @@ describe('listing pages on the pool (PostgreSQL)', { skip: skip ?? false }, () =
   });
 
   test('the event loop runs while the page is read', async () => {
-    const q: PageQuery = { storageId: 1, dir: 'd', sort: 'size', desc: true, limit: 3000, offset: 0, perm: 'viewer' };
+    const q: PageQuery = { storageId: 1, tenantId: 1, dir: 'd', sort: 'size', desc: true, limit: 3000, offset: 0, perm: 'viewer' };
     const first = await Promise.race([repo.page(q).then(() => 'page'), new Promise((r) => setImmediate(() => r('event loop')))]);
     assert.equal(first, 'event loop');
   });
 
   test('a database that goes away is database_busy, and is read again once it is back', async () => {
-    const q: PageQuery = { storageId: 1, dir: 'd', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'viewer' };
+    const q: PageQuery = { storageId: 1, tenantId: 1, dir: 'd', sort: 'name', desc: false, limit: 10, offset: 0, perm: 'viewer' };
     await cluster.stop('immediate');
     try {
       const t0 = Date.now();

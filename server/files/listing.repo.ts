@@ -4,7 +4,7 @@
  * SQLite, plus the sort keys of its last row for the keyset cursor.
  */
 import type { Db } from '../db';
-import type { Level } from '../catalogue';
+import type { Level, StorageRef } from '../catalogue';
 import { entryJsonSql, lockJoin } from './entry';
 import { FolderIndexes } from './folder-index';
 import { listingOrder, SORT_COLUMN, type Keyset, type SortField } from './listing.types';
@@ -13,6 +13,8 @@ export type { Keyset, SortField } from './listing.types';
 
 export interface PageQuery {
   storageId: number;
+  /** The storage's tenant: its rows carry it (docs/tenants.md). */
+  tenantId: number;
   dir: string;
   sort: SortField;
   desc: boolean;
@@ -32,13 +34,13 @@ export interface Page {
   last?: Keyset;
 }
 
-const COUNT_SQL = 'SELECT count(*) FROM nodes WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL';
+const COUNT_SQL = 'SELECT count(*) FROM nodes WHERE tenant_id = @t AND storage_id = @s AND dir = @d AND deleted_at IS NULL';
 
 /** A page row: the entry's JSON, then its keyset (type, sort value, natural key, id). */
 type PageRow = [string, 'dir' | 'file', number, string, number];
 
 function pageParams(q: PageQuery): Record<string, unknown> {
-  const params: Record<string, unknown> = { s: q.storageId, d: q.dir, perm: q.perm, limit: q.limit, offset: q.offset };
+  const params: Record<string, unknown> = { t: q.tenantId, s: q.storageId, d: q.dir, perm: q.perm, limit: q.limit, offset: q.offset };
   if (q.after) Object.assign(params, { av: q.after.value, ak: q.after.key, ai: q.after.id });
   return params;
 }
@@ -58,8 +60,8 @@ function pageOf(rows: PageRow[], total: number): Page {
  * exists, by two index lookups (`nodes_path`, `nodes_live_listing`). One `path = ? OR dir = ?` condition could
  * use neither index and walked the storage's rows in path order on every listing.
  */
-export const PROBE_SQL = `SELECT (SELECT type FROM nodes WHERE storage_id = @s AND path = @p AND deleted_at IS NULL) AS type,
-  EXISTS (SELECT 1 FROM nodes WHERE storage_id = @s AND dir = @p AND deleted_at IS NULL) AS child`;
+export const PROBE_SQL = `SELECT (SELECT type FROM nodes WHERE tenant_id = @t AND storage_id = @s AND path = @p AND deleted_at IS NULL) AS type,
+  EXISTS (SELECT 1 FROM nodes WHERE tenant_id = @t AND storage_id = @s AND dir = @p AND deleted_at IS NULL) AS child`;
 
 /** A folder as the catalogue knows it: `known` when it has its own row or a child; `filled` when it has a child. */
 export interface FolderProbe {
@@ -81,8 +83,8 @@ export class ListingRepo {
   }
 
   /** The folder `dir` in the catalogue (a never-seen one is worth a short wait). */
-  async probe(storageId: number, dir: string): Promise<FolderProbe> {
-    const [[type, child]] = await this.db.async.sql<[FolderProbe['type'], unknown]>(PROBE_SQL, { s: storageId, p: dir }, { raw: true });
+  async probe(s: StorageRef, dir: string): Promise<FolderProbe> {
+    const [[type, child]] = await this.db.async.sql<[FolderProbe['type'], unknown]>(PROBE_SQL, { t: s.tenant_id, s: s.id, p: dir }, { raw: true });
     return { type, known: type !== null || Boolean(child), filled: Boolean(child) };
   }
 
@@ -95,14 +97,14 @@ export class ListingRepo {
     const sql = pageSql(q.sort, q.desc, q.after?.type, this.locked(q.storageId), this.db.dialect);
     const [rows, total] = await Promise.all([
       this.db.async.sql<PageRow>(sql, pageParams(q), { raw: true }),
-      q.total ?? this.db.async.sql<[number]>(COUNT_SQL, { s: q.storageId, d: q.dir }, { raw: true }).then(([[n]]) => Number(n)),
+      q.total ?? this.db.async.sql<[number]>(COUNT_SQL, { t: q.tenantId, s: q.storageId, d: q.dir }, { raw: true }).then(([[n]]) => Number(n)),
     ]);
     return pageOf(rows, total);
   }
 }
 
 /**
- * The page query: named parameters @s, @d, @perm, @limit, @offset, and with a
+ * The page query: named parameters @t (the tenant), @s, @d, @perm, @limit, @offset, and with a
  * keyset of the previous page's last row's type @av, @ak, @ai. `locks`: the storage may hold app locks.
  */
 export function pageSql(sort: SortField, desc: boolean, keyset?: 'dir' | 'file', locks = false, dialect: 'sqlite' | 'postgres' = 'sqlite'): string {
@@ -113,6 +115,6 @@ export function pageSql(sort: SortField, desc: boolean, keyset?: 'dir' | 'file',
   // (two shapes so the file case stays one index range).
   const after = keyset === 'dir' ? ` AND ((type = 'dir' AND ${tuple}) OR type = 'file')` : keyset === 'file' ? ` AND type = 'file' AND ${tuple}` : '';
   return `SELECT ${entryJsonSql(dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
-       WHERE storage_id = @s AND dir = @d AND deleted_at IS NULL${after}
+       WHERE nodes.tenant_id = @t AND storage_id = @s AND dir = @d AND deleted_at IS NULL${after}
        ORDER BY ${listingOrder(sort, desc)} LIMIT @limit OFFSET @offset`;
 }

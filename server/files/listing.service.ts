@@ -132,6 +132,7 @@ export class ListingService {
     ) => {
       const page = await this.repo.page({
         storageId: storage.id,
+        tenantId: storage.tenant_id,
         dir: rel,
         sort: input.sort,
         desc,
@@ -151,6 +152,7 @@ export class ListingService {
     }
     const ix = await this.repo.indexes.page({
       storageId: storage.id,
+      tenantId: storage.tenant_id,
       dir: rel,
       sort: input.sort,
       desc,
@@ -192,7 +194,7 @@ export class ListingService {
     const { storage, rel, passage, passages } = await this.folder(fa, path, true);
     if (passage !== undefined) {
       for (const child of await this.cat.nodes.getMany(
-        storage.id,
+        storage,
         (passages ?? [passage]).map((name) => joinRel(rel, name)),
       ))
         if (child && !child.deleted_at && child.type === 'dir') yield entryOf(child);
@@ -202,7 +204,7 @@ export class ListingService {
     // A door that does not see encrypted folders (gateways by default, the assistant) gets no row of one.
     const hide = fa.encrypted !== 'members' && fa.encrypted !== 'read' && this.cat.roots.any(storage.id);
     for (;;) {
-      const { rows } = await this.cat.nodes.list(storage.id, rel, { sort: 'name', desc: false, limit: pageSize, offset: 0, after });
+      const { rows } = await this.cat.nodes.list(storage, rel, { sort: 'name', desc: false, limit: pageSize, offset: 0, after });
       for (const r of rows) if (!hide || !this.cat.roots.rootOf(storage.id, r.path)) yield entryOf(r);
       if (rows.length < pageSize) return;
       const last = rows[rows.length - 1];
@@ -219,13 +221,13 @@ export class ListingService {
   private async folder(fa: ActorFiles, path: string | Place, entries = false) {
     const t = fa.target(path, 'viewer', { passage: true });
     const { storage, rel } = t;
-    let probe = await this.repo.probe(storage.id, rel);
+    let probe = await this.repo.probe(storage, rel);
     const whole = probe.type === 'file' || (probe.filled && this.cat.syncer.listed(storage.id, rel));
     const wait = entries ? (whole ? 0 : ENTRIES_FIRST_LOOK_MS) : probe.known ? 0 : FIRST_LOOK_MS;
     await this.cat.syncer.revalidate(storage.id, rel, wait).catch(() => undefined);
     if (rel !== '' && t.passage === undefined) {
       // A folder seen for the first time may have been catalogued by the wait above.
-      if (!probe.known) probe = await this.repo.probe(storage.id, rel);
+      if (!probe.known) probe = await this.repo.probe(storage, rel);
       const shown = typeof path === 'string' ? path : uiPath(storage.name, rel);
       if (probe.type === null) await mustBeFolder(fa, { storage_id: storage.id, rel }, shown);
       else if (probe.type !== 'dir') throw new AppError('not_found', { path: shown }, { reason: 'not a folder' });
@@ -254,7 +256,7 @@ export class ListingService {
   /** A folder on the way down to a key's root or granted folders: only the next folders on the way (that exist). */
   private async passage(storage: StorageRow, rel: string, next: string[]): Promise<Listing> {
     const children = await this.cat.nodes.getMany(
-      storage.id,
+      storage,
       next.map((name) => joinRel(rel, name)),
     );
     const rows = children.flatMap((child) => (child && !child.deleted_at && child.type === 'dir' ? [presentNode(child, 'viewer')] : []));

@@ -18,7 +18,7 @@ let search: SearchService;
 const actor = (scoped?: number) =>
   ({
     actor: { kind: 'person' },
-    visible: () => [{ storage: { id: s, name: 'Files', driver: 'local', read_only: 0 }, level: 'editor' }],
+    visible: () => [{ storage: { id: s, tenant_id: 1, name: 'Files', driver: 'local', read_only: 0 }, level: 'editor' }],
     target: (p: string) => ({ storage: { id: scoped }, rel: p.split('/').slice(2).join('/'), level: 'editor' }),
   }) as unknown as ActorFiles;
 
@@ -33,9 +33,9 @@ after(() => t?.close());
 /** Writes `path` (a file with `body`, or a folder) as the write gate does, parents included. */
 function write(db: Db, path: string, body: string | null) {
   return db.async.unit(function* (u) {
-    yield* nodes.ensureParentsIn(u, s, path);
+    yield* nodes.ensureParentsIn(u, { id: s, tenant_id: 1 }, path);
     const e = { name: path.split('/').pop()!, type: body === null ? 'dir' : 'file', size: 1, mtime: 1 } as const;
-    const id = yield* nodes.upsertIn(u, s, path, e);
+    const id = yield* nodes.upsertIn(u, { id: s, tenant_id: 1 }, path, e);
     if (body !== null) yield* nodes.setBodyIn(u, id, body);
   });
 }
@@ -53,17 +53,17 @@ test('hits come folders first, then in natural name order, on the page; the tota
 });
 
 test('a rename and a move reorder and rescope the hits at once; a delete drops them from the page and the total', async () => {
-  await t.db.async.unit((u) => nodes.moveTreeIn(u, s, 'a/file1.txt', 'a/zeta.txt'));
+  await t.db.async.unit((u) => nodes.moveTreeIn(u, { id: s, tenant_id: 1 }, 'a/file1.txt', 'a/zeta.txt'));
   assert.deepEqual(await found('ocelot'), {
     total: 5,
     paths: ['/Files/ocelot notes', '/Files/a/file2.txt', '/Files/b/file9.txt', '/Files/b/file10.txt', '/Files/a/zeta.txt'],
   });
-  await t.db.async.unit((u) => nodes.moveTreeIn(u, s, 'b', 'a/b'));
+  await t.db.async.unit((u) => nodes.moveTreeIn(u, { id: s, tenant_id: 1 }, 'b', 'a/b'));
   assert.deepEqual(await found('ocelot', '/Files/a'), {
     total: 4,
     paths: ['/Files/a/file2.txt', '/Files/a/b/file9.txt', '/Files/a/b/file10.txt', '/Files/a/zeta.txt'],
   });
   assert.deepEqual(await found('ocelot', '/Files/b'), { total: 0, paths: [] });
-  await t.db.async.unit((u) => nodes.removeTreeIn(u, s, 'a/b'));
+  await t.db.async.unit((u) => nodes.removeTreeIn(u, { id: s, tenant_id: 1 }, 'a/b'));
   assert.deepEqual(await found('ocelot'), { total: 3, paths: ['/Files/ocelot notes', '/Files/a/file2.txt', '/Files/a/zeta.txt'] });
 });

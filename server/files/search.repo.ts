@@ -7,9 +7,12 @@ import { escapeLike, type Db } from '../db';
 import { entryJsonSql, lockJoin } from './entry';
 import type { SearchQuery } from './search-query';
 
-/** The storages searched, each with the caller's level and its name (the entry's `perm`, the result's path). */
+/**
+ * The storages searched, each with its tenant (a hit must carry it: docs/tenants.md), the caller's level and its
+ * name (the entry's `perm`, the result's path).
+ */
 export interface SearchScope {
-  storages: Array<{ id: number; name: string; level: string }>;
+  storages: Array<{ id: number; tenant_id: number; name: string; level: string }>;
   /** Only below this folder (`''`: the whole storages). */
   prefix: string;
   /** Encrypted folders: neither they nor what is inside are results (their names are ciphertext). */
@@ -52,7 +55,11 @@ export class SearchRepo {
   private from(query: SearchQuery, s: SearchFilters, scope: SearchScope): { from: string; args: Record<string, unknown> } {
     const args: Record<string, unknown> = {};
     const where: string[] = ['n.deleted_at IS NULL'];
-    const nodes = this.matchTerms(query, where, args);
+    // The storages' tenants as parameters (@xt0, …), for the statements over tenant-owned rows besides the join below.
+    const tenants = [...new Set(scope.storages.map((x) => x.tenant_id))];
+    tenants.forEach((t, i) => (args[`xt${i}`] = t));
+    const tids = tenants.map((_, i) => `@xt${i}`).join(',');
+    const nodes = this.matchTerms(query, where, args, tids);
     if (scope.prefix) {
       where.push('(n.path >= @pre1 AND n.path < @pre2)');
       Object.assign(args, { pre1: scope.prefix + '/', pre2: scope.prefix + '0' });
@@ -73,30 +80,33 @@ export class SearchRepo {
       const taken = ['taken IS NOT NULL'];
       if (s.taken_from !== undefined) taken.push('taken >= @taken_from'), (args.taken_from = s.taken_from);
       if (s.taken_to !== undefined) taken.push('taken <= @taken_to'), (args.taken_to = s.taken_to);
-      where.push(`n.id IN (SELECT node_id FROM text_extracts WHERE ${taken.join(' AND ')})`);
+      where.push(`n.id IN (SELECT node_id FROM text_extracts WHERE tenant_id IN (${tids}) AND ${taken.join(' AND ')})`);
     }
     scope.excluded.forEach((r, e) => {
       where.push(`NOT (n.storage_id = @es${e} AND (n.path = @er${e} OR (n.path >= @ea${e} AND n.path < @eb${e})))`);
       Object.assign(args, { [`es${e}`]: r.storage_id, [`er${e}`]: r.rel, [`ea${e}`]: r.rel + '/', [`eb${e}`]: r.rel + '0' });
     });
-    // The caller's storages and levels as a VALUES table, so perm and the storage name come from one join.
-    // Typed: a VALUES row of bare parameters is text on PostgreSQL.
-    const lv = scope.storages.map((_, i) => `(CAST(@sid${i} AS BIGINT), CAST(@perm${i} AS TEXT), CAST(@sname${i} AS TEXT))`).join(',');
-    scope.storages.forEach((x, i) => Object.assign(args, { [`sid${i}`]: x.id, [`perm${i}`]: x.level, [`sname${i}`]: x.name }));
+    // The caller's storages, their tenants and levels as a VALUES table, so perm and the storage name come from one
+    // join, and a hit must carry its storage's tenant. Typed: a VALUES row of bare parameters is text on PostgreSQL.
+    const lv = scope.storages
+      .map((_, i) => `(CAST(@sid${i} AS BIGINT), CAST(@tid${i} AS BIGINT), CAST(@perm${i} AS TEXT), CAST(@sname${i} AS TEXT))`)
+      .join(',');
+    scope.storages.forEach((x, i) => Object.assign(args, { [`sid${i}`]: x.id, [`tid${i}`]: x.tenant_id, [`perm${i}`]: x.level, [`sname${i}`]: x.name }));
     // SQLite with a text match: the FTS hits must drive, each looked up by its id in `nodes_search_keys` (storage,
     // type, sort key and path of the live rows beside the id: the whole rows of ~3,000 hits cost twice the pages).
     // Left to choose, the planner looked the hits up in the table, or walked every node of the storage against
     // the hit list through its listing index (280 ms of CPU a search at 1,000,000 files; docs/benchmarks.md).
     const keyed = this.db.dialect !== 'postgres' && 'q' in args ? ' INDEXED BY nodes_search_keys' : '';
-    const from = `WITH lv(lv_sid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM ${nodes}${keyed} JOIN lv ON lv.lv_sid = n.storage_id%JOIN% WHERE ${where.join(' AND ')}`;
+    const from = `WITH lv(lv_sid, lv_tid, lv_perm, lv_name) AS (VALUES ${lv}) SELECT %COLS% FROM ${nodes}${keyed} JOIN lv ON lv.lv_sid = n.storage_id AND lv.lv_tid = n.tenant_id%JOIN% WHERE ${where.join(' AND ')}`;
     return { from, args };
   }
 
   /**
    * The query's terms as SQL: pushes their clauses on `where` and answers the row source. Terms of 3 characters or more are matched in
    * the name or the stored text on the trigram indexes; shorter ones in names only (no index serves them).
+   * `tids`: the searched tenants' parameters.
    */
-  private matchTerms(query: SearchQuery, where: string[], args: Record<string, unknown>): string {
+  private matchTerms(query: SearchQuery, where: string[], args: Record<string, unknown>, tids: string): string {
     const pg = this.db.dialect === 'postgres';
     const like = (t: string) => `%${escapeLike(t)}%`;
     const op = pg ? 'ILIKE' : 'LIKE';
@@ -117,9 +127,11 @@ export class SearchRepo {
       const terms = long.map((_, i) => (i === 0 ? '@like' : `@l${i}`));
       const has = (col: string, p: string) => `${col} ILIKE ${p} ESCAPE '\\'`;
       const lacks = (col: string, ps: string[]) => ps.map((p) => `${col} NOT ILIKE ${p} ESCAPE '\\'`);
-      const byName = terms.map((p, i) => `SELECT * FROM nodes WHERE ${[has('name', p), ...lacks('name', terms.slice(0, i))].join(' AND ')}`);
+      const byName = terms.map(
+        (p, i) => `SELECT * FROM nodes WHERE tenant_id IN (${tids}) AND ${[has('name', p), ...lacks('name', terms.slice(0, i))].join(' AND ')}`,
+      );
       const inText = terms.map((p) => `(${has('f.body', p)} OR ${has('f.meta', p)})`);
-      const byText = `SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE id = f.rowid OFFSET 0) b WHERE ${[...inText, ...lacks('b.name', terms)].join(' AND ')}`;
+      const byText = `SELECT b.* FROM search_fts f CROSS JOIN LATERAL (SELECT * FROM nodes WHERE tenant_id IN (${tids}) AND id = f.rowid OFFSET 0) b WHERE ${[...inText, ...lacks('b.name', terms)].join(' AND ')}`;
       if (long.length) nodes = `(${[...byName, byText].join(' UNION ALL ')}) n`;
       long.forEach((t, i) => {
         args[i === 0 ? 'like' : `l${i}`] = like(t);

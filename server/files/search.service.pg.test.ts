@@ -54,7 +54,7 @@ function fill(db: Db): Promise<void> {
 const actor = (storages: Array<[number, string]>, scoped?: number) =>
   ({
     actor: { kind: 'person' },
-    visible: () => storages.map(([id, name]) => ({ storage: { id, name, driver: 'local', read_only: 0 }, level: 'editor' })),
+    visible: () => storages.map(([id, name]) => ({ storage: { id, tenant_id: 1, name, driver: 'local', read_only: 0 }, level: 'editor' })),
     target: (p: string) => ({ storage: { id: scoped }, rel: p.split('/').slice(2).join('/'), level: 'editor' }),
   }) as unknown as ActorFiles;
 

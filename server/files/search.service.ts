@@ -104,7 +104,14 @@ export class SearchService {
     const home = seen.length === 1 && seen[0].through?.length === 1 ? { storage_id: seen[0].storage.id, rel: seen[0].through[0] } : null;
     let storages = seen
       .filter((x) => !x.through || home)
-      .map(({ storage, level }) => ({ id: storage.id, name: storage.name, driver: storage.driver, ro: !!storage.read_only, level }));
+      .map(({ storage, level }) => ({
+        id: storage.id,
+        tenant_id: storage.tenant_id,
+        name: storage.name,
+        driver: storage.driver,
+        ro: !!storage.read_only,
+        level,
+      }));
     // A key's root (or a link's item) bounds every search; a scope on the way down to it searches the root.
     const bound = confinement(fa.actor) ?? home;
     let prefix = bound?.rel ?? '';
@@ -115,7 +122,10 @@ export class SearchService {
     if (s.path && s.path.replace(/^\/+/, '') !== '') {
       const r = fa.target(s.path, 'viewer', { passage: true });
       const inHome = r.passage === undefined && seen.some((x) => x.storage.id === r.storage.id && x.through);
-      if (inHome) storages = [{ id: r.storage.id, name: r.storage.name, driver: r.storage.driver, ro: !!r.storage.read_only, level: r.level }];
+      if (inHome)
+        storages = [
+          { id: r.storage.id, tenant_id: r.storage.tenant_id, name: r.storage.name, driver: r.storage.driver, ro: !!r.storage.read_only, level: r.level },
+        ];
       storages = storages.filter((x) => x.id === r.storage.id);
       if (r.passage === undefined) prefix = r.rel;
     }
@@ -137,6 +147,6 @@ export class SearchService {
     if (query.all.length === 0 && !filtered) throw new AppError('validation_failed', { field: 'q', reason: 'a query or a filter is required' }, { field: 'q' });
     // Encrypted folders and what is inside are the browser's to search (it holds the names): never a server result.
     const excluded = storages.flatMap((x) => (this.roots?.below(x.id, '') ?? []).map((r) => ({ storage_id: r.storage_id, rel: r.rel })));
-    return { empty, query, scope: { storages: storages.map(({ id, name, level }) => ({ id, name, level })), prefix, excluded } };
+    return { empty, query, scope: { storages: storages.map(({ id, tenant_id, name, level }) => ({ id, tenant_id, name, level })), prefix, excluded } };
   }
 }

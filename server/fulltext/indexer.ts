@@ -11,8 +11,8 @@
  * drain, its files still waiting, and a wake-up op is queued for when the
  * budget may allow again (the next day, at most an hour ahead).
  */
-import { DEFAULT_TENANT } from '../db';
-import type { ExtractOutcome, PendingText, StorageTextStatus, SyncFilesHook, TextExtractsRepo, WriteHook } from '../catalogue';
+import { DEFAULT_TENANT, type TenantScope } from '../db';
+import type { ExtractOutcome, PendingText, StorageRef, StorageTextStatus, SyncFilesHook, TextExtractsRepo, WriteHook } from '../catalogue';
 import type { StorageOps } from '../files/internal';
 import type { Governor, JobQueue } from '../jobs';
 import { BudgetSpent, TextBudget, usualCost, type BudgetBooks, type BudgetWait } from './budget';
@@ -67,6 +67,8 @@ export class TextIndexer {
     private repo: TextExtractsRepo,
     private queue: JobQueue,
     private governor: Governor,
+    /** The storages whatever their tenant (`StoragesRepo`): a file's rows carry its storage's tenant. */
+    private storages: { ofAnyTenant(id: number): StorageRef | undefined; tenants(): TenantScope[] },
     /** Where copies of remote PDFs are made (the data dir's staging folder). */
     private workDir: string,
     /** Whether a storage's scans are read by OCR, and in which Tesseract languages. */
@@ -89,16 +91,18 @@ export class TextIndexer {
   writeHook(): WriteHook {
     return async (node) => {
       if (node.type !== 'file' || !wantsText(node.path, node.size, node.mime, this.ocr.ocrOn(node.storage_id))) return;
-      if ((await this.repo.markPending([node])).length) await this.request();
+      if ((await this.repo.markPending(node, [node])).length) await this.request();
     };
   }
 
   /** The sync engine's hook: new or changed eligible files of the batch wait for extraction, in one unit. */
   syncHook(): SyncFilesHook {
     return async (storageId, files) => {
+      const s = this.storages.ofAnyTenant(storageId);
+      if (!s) return;
       const ocr = this.ocr.ocrOn(storageId);
       const wanted = files.filter((f) => wantsText(f.path, f.size, f.mime, ocr));
-      if (wanted.length && (await this.repo.markPending(wanted)).length) await this.request();
+      if (wanted.length && (await this.repo.markPending(s, wanted)).length) await this.request();
     };
   }
 
@@ -107,7 +111,7 @@ export class TextIndexer {
    * their reasons) and skipped: Admin → Status.
    */
   async status(): Promise<TextIndexStatus[]> {
-    const rows = await this.repo.byStorage(STATUS_FAILURES);
+    const rows = await this.repo.byStorage(this.storages.tenants(), STATUS_FAILURES);
     return Promise.all(
       rows.map(async (r) => {
         const w = r.pending ? await this.budget.wait(r.storage_id, 1) : null;
@@ -118,7 +122,7 @@ export class TextIndexer {
 
   /** A storage's budget changed: files waiting on it may go on (the drain looks again). */
   async budgetChanged(): Promise<void> {
-    if ((await this.repo.pendingAfter(0, 1)).length) await this.request();
+    if ((await this.repo.pendingAfter(this.storages.tenants(), 0, 1)).length) await this.request();
   }
 
   /**
@@ -126,12 +130,13 @@ export class TextIndexer {
    * those the drain finds through the catalogue, not only those written from now on.
    */
   async ocrTurnedOn(storageId: number): Promise<void> {
-    if ((await this.repo.markScansPending(storageId, OCR_IMAGE_EXTS, OCR_BELOW_CHARS)) > 0) await this.request();
+    const s = this.storages.ofAnyTenant(storageId);
+    if (s && (await this.repo.markScansPending(s, OCR_IMAGE_EXTS, OCR_BELOW_CHARS)) > 0) await this.request();
   }
 
   /** Queues a drain when files wait (at start: rows a crash left between their hook and the op's queueing). */
   async resume(): Promise<void> {
-    if ((await this.repo.pendingAfter(0, 1)).length) await this.request();
+    if ((await this.repo.pendingAfter(this.storages.tenants(), 0, 1)).length) await this.request();
   }
 
   /** One drain op queued, or one more behind a running one (which may have paged past the new file). */
@@ -169,8 +174,9 @@ export class TextIndexer {
     const until = Date.now() + BATCH_MS;
     const waits = await this.waitingStorages();
     const except = [...waits.keys()];
-    let page = await this.repo.pendingAfter(this.cursor, BATCH_FILES, except);
-    if (page.length === 0 && this.cursor > 0) page = await this.repo.pendingAfter((this.cursor = 0), BATCH_FILES, except);
+    const tenants = this.storages.tenants();
+    let page = await this.repo.pendingAfter(tenants, this.cursor, BATCH_FILES, except);
+    if (page.length === 0 && this.cursor > 0) page = await this.repo.pendingAfter(tenants, (this.cursor = 0), BATCH_FILES, except);
     let taken = 0;
     let finished = 0;
     // TEXT_LANES files at once, each under a governor lane: the budget, not this loop, bounds the CPU.
@@ -212,7 +218,7 @@ export class TextIndexer {
    */
   private async one(ops: StorageOps, row: PendingText, signal: AbortSignal, waits: Map<number, BudgetWait>): Promise<keyof TextDrainResult> {
     if (row.path === null || row.deleted_at !== null) {
-      await this.repo.drop(row.id);
+      await this.repo.drop(row);
       return 'stale';
     }
     const place = { storage_id: row.storage_id, rel: row.path };
@@ -250,7 +256,7 @@ export class TextIndexer {
       outcome = { state: x.skip ? 'skipped' : 'failed', reason: x.message, text: null, capped: false };
     }
     this.extracted++;
-    const recorded = await this.repo.finish(row.id, { size: row.size, mtime: row.mtime }, outcome);
+    const recorded = await this.repo.finish(row, { size: row.size, mtime: row.mtime }, outcome);
     return recorded ? outcome.state : 'stale';
   }
 }

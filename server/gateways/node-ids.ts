@@ -19,7 +19,7 @@ export class NodeIds {
 
   /** The live node at `rel` of a storage, or null when the catalogue holds none. */
   async idAt(storageId: number, rel: string): Promise<number | null> {
-    const n = await this.catalogue.nodes.get(storageId, rel);
+    const n = await this.catalogue.nodes.get(this.catalogue.storageOf(storageId), rel);
     return n && !n.deleted_at ? n.id : null;
   }
 
@@ -36,9 +36,9 @@ export class NodeIds {
     return await this.idAt(storageId, rel);
   }
 
-  /** Where node `id` is now; null when it is unknown or deleted. */
+  /** Where node `id` is now; null when it is unknown or deleted. Any tenant's until NFS exports are scoped (docs/tenants.md). */
   async where(id: number): Promise<NodePlace | null> {
-    const n = await this.catalogue.nodes.byId(id);
+    const n = await this.catalogue.nodes.byIdAmong(this.catalogue.repo.tenants(), id);
     if (!n || n.deleted_at) return null;
     const storage = this.storageName(n.storage_id);
     return storage === null ? null : { storageId: n.storage_id, storage, rel: n.path, type: n.type === 'dir' ? 'dir' : 'file' };

@@ -303,7 +303,7 @@ export class ReplicationRepo {
         path: string;
       }>(
         `SELECT n.storage_id, n.path FROM nodes n JOIN storages s ON s.id = n.storage_id JOIN replica_targets t ON t.id = s.replica_target_id
-      WHERE s.tenant_id = ? AND t.enabled = 1 AND n.type = 'dir' AND n.deleted_at IS NULL AND n.path NOT LIKE '.%' ORDER BY random() LIMIT 1`,
+      WHERE s.tenant_id = ? AND n.tenant_id = s.tenant_id AND t.enabled = 1 AND n.type = 'dir' AND n.deleted_at IS NULL AND n.path NOT LIKE '.%' ORDER BY random() LIMIT 1`,
         [TENANT],
       );
       if (r) return { storage_id: r.storage_id, rel: r.path };
@@ -314,13 +314,13 @@ export class ReplicationRepo {
       return s ? { storage_id: s.id, rel: '' } : null;
     });
   }
-  /** Up to `n` random live files of a storage from the catalogue (read of its table). */
+  /** Up to `n` random live files of a storage (of replication's tenant) from the catalogue (read of its table). */
   async sampleFiles(storageId: number, n: number): Promise<string[]> {
     return (
-      await this.sql<{ path: string }>("SELECT path FROM nodes WHERE storage_id = ? AND type = 'file' AND deleted_at IS NULL ORDER BY random() LIMIT ?", [
-        storageId,
-        n,
-      ])
+      await this.sql<{ path: string }>(
+        "SELECT path FROM nodes WHERE tenant_id = ? AND storage_id = ? AND type = 'file' AND deleted_at IS NULL ORDER BY random() LIMIT ?",
+        [TENANT, storageId, n],
+      )
     ).map((r) => r.path);
   }
 

@@ -13,7 +13,7 @@ import type { UploadsService } from '../uploads';
 import { DropsService } from './drops.service';
 import { LinkGuard, type GuardLease, type GuardLimits } from './link-guard';
 import { ShareZips } from './share-zip';
-import { SharesRepo } from './shares.repo';
+import { SharesRepo, shareStorage, type ShareRow } from './shares.repo';
 import { SharesService } from './shares.service';
 
 export {
@@ -98,9 +98,10 @@ export function createShares(d: SharesDeps) {
     await guard!.prune(scope);
   };
   /** One page of a shared folder from the catalogue, folders first by name. */
-  const browse = (storageId: number, dir: string, limit: number) => d.catalogue.nodes.list(storageId, dir, { sort: 'name', desc: false, limit, offset: 0 });
-  /** The catalogue row of a path (thumbnail state), or undefined. */
-  const node = (storageId: number, rel: string) => d.catalogue.nodes.get(storageId, rel);
+  const browse = (share: ShareRow, dir: string, limit: number) =>
+    d.catalogue.nodes.list(shareStorage(share), dir, { sort: 'name', desc: false, limit, offset: 0 });
+  /** The catalogue row of a path of the share's storage (thumbnail state), or undefined. */
+  const node = (share: ShareRow, rel: string) => d.catalogue.nodes.get(shareStorage(share), rel);
   return { service, zips, drops, guard, mailer: d.mailer, sweep, browse, node };
 }
 

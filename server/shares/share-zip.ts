@@ -20,7 +20,7 @@ import type { Catalogue } from '../catalogue';
 import type { TenantScope } from '../db';
 import { AppError, isAppError } from '../errors';
 import type { FileService } from '../files';
-import type { ShareRow } from './shares.repo';
+import { shareStorage, type ShareRow } from './shares.repo';
 import type { SharesService } from './shares.service';
 
 /** How often a build re-reads its link's state (the spec's "within about a minute"). */
@@ -74,7 +74,7 @@ export class ShareZips {
   /** Files and folders under the shared folder, from the catalogue, parents before children. */
   async entries(s: ShareRow): Promise<ZipEntryRow[]> {
     const prefix = s.rel === '' ? '' : `${s.rel}/`;
-    return (await this.o.catalogue.nodes.subtree(s.storage_id, s.rel))
+    return (await this.o.catalogue.nodes.subtree(shareStorage(s), s.rel))
       .filter((r) => r.path !== s.rel)
       .map((r) => ({ ...r, path: r.path.slice(prefix.length) }));
   }

@@ -10,12 +10,16 @@
 import type { Db, TenantScope } from '../db';
 import type { Tx } from '../db/async';
 import type { SharesTable, DropSubmissionsTable, DropFilesTable } from '../db/tables';
+import type { StorageRef } from '../catalogue';
 
 /**
  * A share as the service sees it: `kind` is `app` for a link an app opened (stored as kind `link` with
  * `plugin_name` set: the column's CHECK predates app links; migration 20261127150000-share-app-pages).
  */
 export type ShareRow = Omit<SharesTable, 'kind'> & { kind: 'link' | 'drop' | 'app' };
+
+/** A share's storage as the catalogue's statements name it: a share is made only on a storage of its tenant. */
+export const shareStorage = (s: Pick<ShareRow, 'storage_id' | 'tenant_id'>): StorageRef => ({ id: s.storage_id, tenant_id: s.tenant_id });
 /** The one place a stored row becomes a ShareRow. */
 const asRow = (r: SharesTable | undefined): ShareRow | undefined => (r && r.plugin_name !== null ? { ...r, kind: 'app' } : r);
 const asRows = (rs: SharesTable[]): ShareRow[] => rs.map((r) => asRow(r)!);

@@ -16,7 +16,7 @@ import { formatDuration } from '../lib/duration';
 import { baseName, isWithin, parseSharePath, uiPath } from '../lib/paths';
 import type { SettingsStore } from '../settings';
 import { DROP_DEFAULTS, dropSettingsOf, shareState, shareView } from './share-views';
-import { SharesRepo, type NewShare, type ShareRow } from './shares.repo';
+import { SharesRepo, shareStorage, type NewShare, type ShareRow } from './shares.repo';
 import { LinkPinGate } from './link-pin';
 import type { TenantScope } from '../db';
 
@@ -514,9 +514,9 @@ export class SharesService {
     return `${this.o.publicUrl || origin}/${s.kind === 'drop' ? 'd' : 's'}/${s.token}`;
   }
 
-  /** Sum of the file sizes under a shared folder, from the catalogue. */
+  /** Sum of the file sizes under a shared folder, from the catalogue (a share is on a storage of its tenant). */
   folderBytes(s: ShareRow): Promise<number> {
-    return this.o.catalogue.nodes.treeBytes(s.storage_id, s.rel);
+    return this.o.catalogue.nodes.treeBytes(shareStorage(s), s.rel);
   }
 
   /**

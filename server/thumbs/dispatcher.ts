@@ -16,7 +16,7 @@
  * batch bound keeps pausing background work and higher-priority ops
  * responsive.
  */
-import { DEFAULT_TENANT } from '../db';
+import { DEFAULT_TENANT, type TenantScope } from '../db';
 import type { Governor, JobQueue } from '../jobs';
 import type { SyncFilesHook, ThumbStates, WriteHook, WriteOrigin } from '../catalogue';
 import { kindOf } from './kinds';
@@ -58,6 +58,8 @@ export class ThumbDispatcher {
 
   constructor(
     private states: ThumbStates,
+    /** Every tenant that has a storage (`StoragesRepo.tenants`, no query): the files the drain covers. */
+    private tenants: () => TenantScope[],
     private queue: JobQueue,
     private governor: Governor,
   ) {}
@@ -75,7 +77,7 @@ export class ThumbDispatcher {
   writeHook(): WriteHook {
     return async (node, info) => {
       if (node.type !== 'file' || node.thumb_state === 'ready') return;
-      if (!(await this.states.markPending(node.id))) return;
+      if (!(await this.states.markPending(node))) return;
       if (BROWSER_ORIGINS.has(info.origin) && this.fast.size < FAST_LANE_MAX) this.fast.add(node.id);
       await this.request();
     };
@@ -88,7 +90,7 @@ export class ThumbDispatcher {
   syncHook(): SyncFilesHook {
     return async (_storageId, files) => {
       const wanted = files.filter((f) => SYNC_KINDS.has(kindOf(f.mime, f.path.slice(f.path.lastIndexOf('/') + 1)))).map((f) => f.id);
-      if (wanted.length && (await this.states.markPendingMany(wanted)).length) await this.request();
+      if (wanted.length && (await this.states.markPendingMany(this.tenants(), wanted)).length) await this.request();
     };
   }
 
@@ -127,8 +129,9 @@ export class ThumbDispatcher {
     }
     if (batch.length < BATCH_FILES) {
       const taken = new Set(batch.map(([id]) => id));
-      let page = await this.states.pendingAfter(this.cursor, BATCH_FILES - batch.length);
-      if (page.length === 0 && this.cursor > 0) page = await this.states.pendingAfter((this.cursor = 0), BATCH_FILES - batch.length);
+      const tenants = this.tenants();
+      let page = await this.states.pendingAfter(tenants, this.cursor, BATCH_FILES - batch.length);
+      if (page.length === 0 && this.cursor > 0) page = await this.states.pendingAfter(tenants, (this.cursor = 0), BATCH_FILES - batch.length);
       for (const id of page) if (!taken.has(id)) batch.push([id, DEFAULT_TIMEOUT_MS]);
       if (page.length) this.cursor = page[page.length - 1];
     }

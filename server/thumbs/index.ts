@@ -27,6 +27,8 @@ export interface ThumbsOptions {
   bus: EventBus;
   /** The tenant of a storage's changes (catalogue `storageTenant`). */
   tenantOf: (storageId: number) => TenantScope;
+  /** Every tenant that has a storage (`StoragesRepo.tenants`). */
+  tenants: () => TenantScope[];
   cacheDir: string;
   secretKey: Buffer;
   /** SERVICE_THUMBS_URL_TTL in ms (0 = 24 h). */
@@ -44,5 +46,5 @@ export function createThumbs(o: ThumbsOptions): { service: ThumbService; ready: 
   const ready = probeSvg().then(() => {
     for (const w of missingToolWarnings(thumbTools(true))) o.log.warn(w);
   });
-  return { service: new ThumbService(o.db, o.ops, o.bus, o.tenantOf, o.cacheDir, o.log), ready };
+  return { service: new ThumbService(o.db, o.ops, o.bus, o.tenantOf, o.tenants, o.cacheDir, o.log), ready };
 }

@@ -75,6 +75,8 @@ export class ThumbService {
     private bus: EventBus,
     /** The tenant of a storage's changes (its row's): the folder's change is announced in it. */
     private tenantOf: (storageId: number) => TenantScope,
+    /** The tenants whose files get thumbnails: every tenant that has a storage (`StoragesRepo.tenants`, no query). */
+    readonly tenants: () => TenantScope[],
     readonly cacheDir: string,
     private log: Logger,
     private tools: () => ThumbTools = thumbTools,
@@ -93,10 +95,10 @@ export class ThumbService {
    * folder or the database fails, which is an infrastructure error.
    */
   async run(id: number, signal: AbortSignal, timeoutMs = DEFAULT_TIMEOUT_MS): Promise<Outcome> {
-    const node = await this.repo.byId(id);
+    const node = await this.repo.byId(this.tenants(), id);
     if (!node || node.deleted_at || node.type !== 'file') return { id, state: 'gone', bytes_read: 0 };
     if (node.thumb_state === 'ready') return { id, state: 'ready', bytes_read: 0 };
-    await this.repo.markPending(id);
+    await this.repo.markPending(node);
     const bounded = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     const workDir = join(this.cacheDir, '.work', `${id}-${randomBytes(4).toString('hex')}`);
     await mkdir(workDir, { recursive: true });
@@ -117,7 +119,7 @@ export class ThumbService {
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
-    await this.repo.finish(id, state, error, node);
+    await this.repo.finish(node, state, error, node);
     this.outcomes[state]++;
     // A ready thumbnail changes what its folder's listing shows: cached pages refresh and open browsers reload the row.
     if (state === 'ready')
@@ -175,7 +177,14 @@ export class ThumbService {
     let paging: Promise<void> | null = null;
     let taken = 0;
     const page = async () => {
-      batch = await this.repo.candidates({ storageId: o.storageId, retryFailed: !!o.retryFailed, retrySkipped: !!o.retrySkipped, afterId, limit: 200 });
+      batch = await this.repo.candidates({
+        tenants: this.tenants(),
+        storageId: o.storageId,
+        retryFailed: !!o.retryFailed,
+        retrySkipped: !!o.retrySkipped,
+        afterId,
+        limit: 200,
+      });
       if (batch.length === 0) dry = true;
       else afterId = batch[batch.length - 1].id;
     };
@@ -228,7 +237,7 @@ export class ThumbService {
     if (old.length === 0) return 0;
     let present: Set<number>;
     try {
-      present = await this.repo.existing(old);
+      present = await this.repo.existing(this.tenants(), old);
     } catch (e) {
       this.log.warn('thumbnail sweep: the database did not answer; nothing deleted', e);
       return 0;

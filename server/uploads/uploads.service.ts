@@ -426,7 +426,7 @@ export class UploadsService {
   private async quotaOf(owner: Principal): Promise<{ quota: number; files: number } | null> {
     const quota = (await this.auth.repo.byId(owner, owner.id))?.quota_bytes;
     if (quota === null || quota === undefined || quota <= 0) return null;
-    return { quota, files: (await this.cat.nodes.usage({ ownerId: owner.id })).used_bytes };
+    return { quota, files: (await this.cat.nodes.usage(owner, { ownerId: owner.id })).used_bytes };
   }
 
   /** Refuses `adding` bytes over the owner's quota (files and live sessions); returns the bytes still free (unbounded without a quota). */

@@ -194,7 +194,7 @@ export class VaultService {
     const t = this.d.files.forActor(a).target(path, need);
     const root = this.d.roots.rootOf(t.storage.id, t.rel);
     if (!root) throw new AppError('not_encrypted', { path, reason: 'not in an encrypted folder' }, { reason: 'not in an encrypted folder' });
-    const n = await this.d.nodes.get(t.storage.id, t.rel);
+    const n = await this.d.nodes.get(t.storage, t.rel);
     if (!n || n.deleted_at || n.type !== 'file') throw new AppError('not_found', { path });
     return { node: n.id, root };
   }

@@ -27,9 +27,10 @@ test('the SQL of listing pages and search is the reviewed one', async () => {
   try {
     db.sqlite.prepare("INSERT INTO storages (id, uid, name, driver, config, created_at, updated_at) VALUES (1, 'st1', 'S', 'local', '{}', '', '')").run();
     seen.length = 0;
+    const S = { id: 1, tenant_id: 1 };
     const listing = new ListingRepo(db);
     // The folder index's count (read when an index is built; it used to be prepared with the repository).
-    await new FolderIndexRepo(db).size(1, '');
+    await new FolderIndexRepo(db).size(S, '');
     const shapes = [
       { sort: 'name', desc: false },
       { sort: 'name', desc: false, after: { type: 'dir', value: 0, key: 'a', id: 1 } },
@@ -37,14 +38,14 @@ test('the SQL of listing pages and search is the reviewed one', async () => {
       { sort: 'size', desc: true },
       { sort: 'modified', desc: false, after: { type: 'file', value: 5, key: 'a', id: 1 } },
     ] as const;
-    await listing.probe(1, '');
-    for (const s of shapes) await listing.page({ storageId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', ...s });
+    await listing.probe(S, '');
+    for (const s of shapes) await listing.page({ storageId: 1, tenantId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', ...s });
     // A storage holding app locks: its pages join them (FileLocks.any).
-    await new ListingRepo(db, () => true).page({ storageId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', sort: 'name', desc: false });
+    await new ListingRepo(db, () => true).page({ storageId: 1, tenantId: 1, dir: '', limit: 10, offset: 0, perm: 'editor', sort: 'name', desc: false });
     const scope = {
       actor: { kind: 'person' },
-      visible: () => [{ storage: { id: 1, name: 'S', driver: 'local', read_only: 0 }, level: 'editor' }],
-      target: () => ({ storage: { id: 1 }, rel: '' }),
+      visible: () => [{ storage: { id: 1, tenant_id: 1, name: 'S', driver: 'local', read_only: 0 }, level: 'editor' }],
+      target: () => ({ storage: S, rel: '' }),
     } as unknown as ActorFiles;
     const search = new SearchService(db);
     await search.search(scope, { q: 'report', limit: 50 });
@@ -52,8 +53,8 @@ test('the SQL of listing pages and search is the reviewed one', async () => {
     await new SearchService(db, undefined, () => true).search(scope, { q: 'report', limit: 50 });
     // The S3 gateway's ListObjects pages: delimited, then recursive.
     const s3 = new S3ListingRepo(db);
-    await s3.children(1, '', '', '', '\u{10ffff}', 10);
-    await s3.subtree({ sid: 1, lo: '', hi: '\u{10ffff}', base: '', after: '', prefix: '', top: '\u{10ffff}', limit: 10 });
+    await s3.children(S, '', '', '', '\u{10ffff}', 10);
+    await s3.subtree({ sid: 1, tid: 1, lo: '', hi: '\u{10ffff}', base: '', after: '', prefix: '', top: '\u{10ffff}', limit: 10 });
     const text = [...new Set(seen)].join(';\n\n') + ';\n';
     if (process.env.UPDATE_SNAPSHOTS === '1' || !existsSync(SNAPSHOT)) writeFileSync(SNAPSHOT, text);
     assert.equal(text, readFileSync(SNAPSHOT, 'utf8'), 'hot query SQL changed: review it, then UPDATE_SNAPSHOTS=1');

@@ -8,8 +8,8 @@ import type { TestServer } from './server';
 export async function extractedRow(s: TestServer, texts: TextExtractsRepo, storageId: number, rel: string, ms: number) {
   const until = Date.now() + ms;
   for (;;) {
-    const node = await s.server.catalogue.nodes.get(storageId, rel);
-    const row = node && (await texts.byId(node.id));
+    const node = await s.server.catalogue.nodes.get(s.server.catalogue.storageOf(storageId), rel);
+    const row = node && (await texts.byId(node, node.id));
     if (row && row.state !== 'pending' && row.size === node.size && row.mtime === node.mtime) return row;
     if (Date.now() > until) throw new Error(`${rel} not extracted: ${JSON.stringify(row)}`);
     await new Promise((r) => setTimeout(r, 50));

@@ -4,6 +4,7 @@
  */
 import type { Db } from '../../server/db';
 import { sortKey } from '../../server/catalogue/natural';
+import type { StorageRef } from '../../server/catalogue';
 
 /** A node to insert: its path (the name and folder come from it), a file unless it says otherwise. */
 export interface TestNode {
@@ -14,13 +15,15 @@ export interface TestNode {
   app_state?: string | null;
 }
 
-/** Inserts the nodes into storage `storageId` in one statement; their ids, in order. */
-export async function testNodes(db: Db, storageId: number, nodes: TestNode[]): Promise<number[]> {
+/** Inserts the nodes into the storage (an id alone: tenant 1's) in one statement, in its tenant; their ids, in order. */
+export async function testNodes(db: Db, storage: number | StorageRef, nodes: TestNode[]): Promise<number[]> {
+  const s = typeof storage === 'number' ? { id: storage, tenant_id: 1 } : storage;
   const rows = nodes.map((n) => {
     const cut = n.path.lastIndexOf('/');
     const name = n.path.slice(cut + 1);
     return {
-      storage_id: storageId,
+      tenant_id: s.tenant_id,
+      storage_id: s.id,
       dir: cut < 0 ? '' : n.path.slice(0, cut),
       name,
       path: n.path,

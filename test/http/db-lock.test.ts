@@ -80,7 +80,7 @@ describe('a database held by another process', { skip: skip ?? undefined }, () =
     admin = await s.login();
     const id = s.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
     await s.server.catalogue.syncer.requestSync(id);
-    for (let i = 0; i < 100 && !(await s.server.catalogue.nodes.get(id, 'a.txt')); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && !(await s.server.catalogue.nodes.get({ id: id, tenant_id: 1 }, 'a.txt')); i++) await new Promise((r) => setTimeout(r, 50));
   });
   after(async () => {
     await Promise.all([...holders].map(kill));

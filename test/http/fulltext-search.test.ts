@@ -56,7 +56,7 @@ describe('search inside documents', () => {
   };
   const search = (q: string) => s.api('GET', `/api/files/search?q=${encodeURIComponent(q)}`, { token: admin });
   const names = async (q: string) => (await search(q)).body.entries.map((e: any) => e.name);
-  const nodeId = async (rel: string) => (await s.server.catalogue.nodes.get(storageId, rel))!.id;
+  const nodeId = async (rel: string) => (await s.server.catalogue.nodes.get({ id: storageId, tenant_id: 1 }, rel))!.id;
   /** The file's extraction row once it left `pending` for its current version (15 s; 60 s when read by OCR). */
   const extracted = (rel: string, storage = storageId, ms = 15_000) => extractedRow(s, texts, storage, rel, ms);
 
@@ -100,7 +100,7 @@ describe('search inside documents', () => {
   test('rename: still found under the new name, not extracted again; overwrite: the old word gone, the new found; delete: gone', async () => {
     await extracted('memo.docx');
     const id = await nodeId('memo.docx');
-    const before = await texts.byId(id);
+    const before = await texts.byId(DEFAULT_TENANT, id);
     const count = s.server.services.textIndex.extracted;
     const mv = await s.api('POST', '/api/files/rename', { token: admin, body: { path: '/Docs/memo.docx', new_name: 'minutes.docx' } });
     assert.equal(mv.status, 200, JSON.stringify(mv.body));
@@ -111,7 +111,7 @@ describe('search inside documents', () => {
     );
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(s.server.services.textIndex.extracted, count, 'no extraction after a rename');
-    assert.deepEqual(await texts.byId(id), before);
+    assert.deepEqual(await texts.byId(DEFAULT_TENANT, id), before);
 
     await upload('minutes.docx', await docxWith(['The kangaroo agenda replaces it all.']));
     const redone = await extracted('minutes.docx');
@@ -123,7 +123,7 @@ describe('search inside documents', () => {
     const del = await s.api('POST', '/api/files/delete', { token: admin, body: { paths: ['/Docs/minutes.docx'] } });
     assert.deepEqual(del.body.deleted, ['/Docs/minutes.docx']);
     assert.deepEqual(await names('kangaroo'), []);
-    assert.equal(await texts.byId(id), undefined);
+    assert.equal(await texts.byId(DEFAULT_TENANT, id), undefined);
   });
 
   test('a document written straight to the disk is extracted after the sync finds it', async () => {
@@ -262,8 +262,8 @@ describe('search inside documents', () => {
         form.append('path', '/Later');
         form.append('file', new Blob([new Uint8Array(pdfWith(['a tapir crossed the road']))]), 'tapir.pdf');
         assert.equal((await fetch(`${a.url}/api/files/upload`, { method: 'POST', body: form, headers: { authorization: `Bearer ${token}` } })).status, 200);
-        id = (await a.server.catalogue.nodes.get(a.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Later')!.id, 'tapir.pdf'))!.id;
-        assert.equal((await new TextExtractsRepo(a.server.db).byId(id))?.state, 'pending');
+        id = (await a.server.catalogue.nodes.get(a.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Later')!, 'tapir.pdf'))!.id;
+        assert.equal((await new TextExtractsRepo(a.server.db).byId(DEFAULT_TENANT, id))?.state, 'pending');
         // A crash between the hook's commit and the op's: the op is gone, the row still waits.
         assert.equal(await sqlValue(a.server.db, "SELECT count(*) FROM ops WHERE kind = 'text.extract' AND status = 'queued'"), 1);
         await sqlRows(a.server.db, "DELETE FROM ops WHERE kind = 'text.extract'");
@@ -274,7 +274,7 @@ describe('search inside documents', () => {
       try {
         const repo = new TextExtractsRepo(b.server.db);
         const until = Date.now() + 15_000;
-        while ((await repo.byId(id))?.state !== 'done') {
+        while ((await repo.byId(DEFAULT_TENANT, id))?.state !== 'done') {
           assert.ok(Date.now() < until, 'extracted after the restart');
           await new Promise((r) => setTimeout(r, 50));
         }

@@ -49,7 +49,7 @@ describe('a new file on a watched storage is announced as uploaded, an overwrite
     const st = s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Watched')!;
     const entry = { name: 'raced.txt', type: 'file' as const, size: 3, mtime: Date.now(), mime: 'text/plain' };
     const { db, catalogue } = s.server;
-    await db.async.unit((t) => catalogue.nodes.upsertIn(t, st.id, 'raced.txt', entry, null)); // as the watcher's sync would
+    await db.async.unit((t) => catalogue.nodes.upsertIn(t, { id: st.id, tenant_id: 1 }, 'raced.txt', entry, null)); // as the watcher's sync would
     await s.server.catalogue.gate.written(st.id, 'raced.txt', entry, { origin: 'upload', created: true });
     await s.server.catalogue.gate.written(st.id, 'raced.txt', entry, { origin: 'upload' });
     assert.deepEqual(
@@ -72,7 +72,9 @@ describe('a new file on a watched storage is announced as uploaded, an overwrite
       ['file.updated', 'file.uploaded'],
     );
     const { db } = s.server;
-    const rows = await db.async.all(db.k.selectFrom('nodes').select('path').where('storage_id', '=', st.id).where('path', 'in', ['fresh', 'fresh/twice.txt']));
+    const rows = await db.async.all(
+      db.k.selectFrom('nodes').select('path').where('tenant_id', '=', 1).where('storage_id', '=', st.id).where('path', 'in', ['fresh', 'fresh/twice.txt']),
+    );
     assert.equal(rows.length, 2, 'the file and its folder, once each');
   });
 
@@ -80,7 +82,8 @@ describe('a new file on a watched storage is announced as uploaded, an overwrite
     const st = s.server.catalogue.repo.byNameOrUid(DEFAULT_TENANT, 'Watched')!;
     assert.equal((await s.api('POST', '/api/files/save-text', { token: admin, body: { path: '/Watched/ping.txt', content: 'kept' } })).status, 200);
     const { db } = s.server;
-    const idOf = async (p: string) => (await db.async.all(db.k.selectFrom('nodes').select('id').where('storage_id', '=', st.id).where('path', '=', p)))[0]?.id;
+    const idOf = async (p: string) =>
+      (await db.async.all(db.k.selectFrom('nodes').select('id').where('tenant_id', '=', 1).where('storage_id', '=', st.id).where('path', '=', p)))[0]?.id;
     const id = await idOf('ping.txt');
     assert.ok(id);
     // The real driver's rename, then a folder check of the same folder started at once, as the watcher's

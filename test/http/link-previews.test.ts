@@ -68,8 +68,9 @@ before(async () => {
   const up = await s.api('POST', '/api/files/upload', { token: admin, raw: form });
   assert.equal(up.status, 200, JSON.stringify(up.body));
   const storageId = s.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
-  for (let i = 0; i < 600 && (await s.server.catalogue.nodes.get(storageId, NAME))?.thumb_state !== 'ready'; i++) await new Promise((r) => setTimeout(r, 50));
-  assert.equal((await s.server.catalogue.nodes.get(storageId, NAME))?.thumb_state, 'ready', 'the thumbnail was made');
+  for (let i = 0; i < 600 && (await s.server.catalogue.nodes.get({ id: storageId, tenant_id: 1 }, NAME))?.thumb_state !== 'ready'; i++)
+    await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await s.server.catalogue.nodes.get({ id: storageId, tenant_id: 1 }, NAME))?.thumb_state, 'ready', 'the thumbnail was made');
 });
 after(async () => {
   await s.close();

@@ -38,7 +38,7 @@ async function synced(srv: TestServer, rel: string): Promise<void> {
   const id = srv.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
   await srv.server.catalogue.syncer.requestSync(id);
   for (let i = 0; i < 200; i++) {
-    if (await srv.server.catalogue.nodes.get(id, rel)) return;
+    if (await srv.server.catalogue.nodes.get({ id: id, tenant_id: 1 }, rel)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${rel} never reached the catalogue`);

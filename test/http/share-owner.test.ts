@@ -26,7 +26,8 @@ before(async () => {
   assert.equal((await s.api('PATCH', `/api/admin/storages/${storageId}`, { token: admin, body: { rbac_enabled: false } })).status, 200);
   assert.equal((await s.api('PATCH', '/api/admin/homes', { token: admin, body: { enabled: false } })).status, 200);
   await s.server.catalogue.syncer.requestSync(storageId);
-  for (let i = 0; i < 200 && !(await s.server.catalogue.nodes.get(storageId, 'photos/one.txt')); i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 200 && !(await s.server.catalogue.nodes.get({ id: storageId, tenant_id: 1 }, 'photos/one.txt')); i++)
+    await new Promise((r) => setTimeout(r, 50));
 });
 
 after(async () => {

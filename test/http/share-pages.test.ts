@@ -50,7 +50,8 @@ before(async () => {
   s = await startTestServer({ SERVICE_DEFAULT_STORAGE_DRIVER: 'local', SERVICE_DEFAULT_STORAGE_PATH: root.dir, SERVICE_DEFAULT_STORAGE_NAME: 'Files' });
   admin = await s.login();
   storageId = s.server.catalogue.repo.all(DEFAULT_TENANT)[0].id;
-  for (let i = 0; i < 200 && !(await s.server.catalogue.nodes.get(storageId, 'album/data.bin')); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && !(await s.server.catalogue.nodes.get({ id: storageId, tenant_id: 1 }, 'album/data.bin')); i++)
+    await new Promise((r) => setTimeout(r, 25));
 });
 after(async () => {
   await s.close();

@@ -37,7 +37,7 @@ async function syncUntil(done: () => Promise<boolean>, what: string): Promise<vo
   }
   throw new Error(`${what} never reached the catalogue`);
 }
-const inCatalogue = async (rel: string) => !!(await s.server.catalogue.nodes.get(storageId, rel));
+const inCatalogue = async (rel: string) => !!(await s.server.catalogue.nodes.get({ id: storageId, tenant_id: 1 }, rel));
 
 const share = async (body: Record<string, unknown>, token = admin) => {
   const r = await s.api('POST', '/api/files/share', { token, body });

@@ -16,7 +16,7 @@ let storageId: number;
 async function synced(rel: string): Promise<void> {
   await s.server.catalogue.syncer.requestSync(storageId);
   for (let i = 0; i < 100; i++) {
-    if (await s.server.catalogue.nodes.get(storageId, rel)) return;
+    if (await s.server.catalogue.nodes.get({ id: storageId, tenant_id: 1 }, rel)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${rel} never reached the catalogue`);

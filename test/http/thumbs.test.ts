@@ -94,7 +94,15 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
       await sleep(25);
     }
     assert.equal(Object.keys(ids).length, 11, 'the first sync catalogued the fixtures');
-    thumbs = new ThumbService(s.server.db, s.server.services.ops, s.server.bus, () => DEFAULT_TENANT, s.server.dirs.thumbs, createLogger('error'));
+    thumbs = new ThumbService(
+      s.server.db,
+      s.server.services.ops,
+      s.server.bus,
+      () => DEFAULT_TENANT,
+      () => s.server.catalogue.repo.tenants(),
+      s.server.dirs.thumbs,
+      createLogger('error'),
+    );
   });
   after(async () => {
     await s.close();
@@ -167,7 +175,7 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
   test('dispatch after a restart: the first drain recovers files left pending, and reports the batch', async () => {
     const id = ids['data.xyz'];
     s.server.db.sqlite!.prepare("UPDATE nodes SET thumb_state = 'pending' WHERE id = ?").run(id);
-    const fresh = new ThumbDispatcher(thumbs.repo, s.server.queue, s.server.services.governor);
+    const fresh = new ThumbDispatcher(thumbs.repo, thumbs.tenants, s.server.queue, s.server.services.governor);
     assert.equal(fresh.waiting, 0, 'a new process starts with an empty backlog');
     const r = await fresh.drain(thumbs, new AbortController().signal);
     assert.deepEqual(r, { processed: 1, ok: 1, failed: 0, skipped: 0, bytes_read: 0 });
@@ -228,7 +236,7 @@ describe('thumbnails: generators, states, routes, sweeper', { skip }, () => {
     assert.ok(existsSync(join(dir, `${ids['photo.jpg']}.jpg`)));
     // A database that cannot answer deletes nothing.
     utimesSync(join(dir, '999998.jpg'), old, old);
-    const broken = new ThumbService(s.server.db, s.server.services.ops, s.server.bus, () => DEFAULT_TENANT, dir, createLogger('error'));
+    const broken = new ThumbService(s.server.db, s.server.services.ops, s.server.bus, () => DEFAULT_TENANT, thumbs.tenants, dir, createLogger('error'));
     broken.repo.existing = () => {
       throw new Error('database is locked');
     };

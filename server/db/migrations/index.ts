@@ -56,6 +56,7 @@ import { searchKeys } from './20261207080000-search-keys';
 import { shareTombstonesTenant } from './20261207080100-share-tombstones-tenant';
 import { opsDedupPerTenant } from './20261207110200-ops-dedup-per-tenant';
 import { platformOperator } from './20261207110300-platform-operator';
+import { nodesTenant } from './20261207150100-nodes-tenant';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -111,6 +112,7 @@ export const MIGRATIONS: Migration[] = [
   shareTombstonesTenant,
   opsDedupPerTenant,
   platformOperator,
+  nodesTenant,
 ];
 
 export type { Migration } from './types';

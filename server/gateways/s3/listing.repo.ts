@@ -5,6 +5,7 @@
  * key expression and the empty-folder test run in the database.
  */
 import type { Db } from '../../db';
+import type { StorageRef } from '../../catalogue';
 
 /** A listed row: its key (relative to the query's base) and what ListObjects shows of it. */
 export interface KeyRow {
@@ -17,19 +18,23 @@ export interface KeyRow {
 
 const KEY = "CASE type WHEN 'dir' THEN name || '/' ELSE name END";
 const CHILDREN_SQL = `SELECT ${KEY} AS k, type, size, mtime, etag FROM nodes
-       WHERE storage_id = ? AND dir = ? AND deleted_at IS NULL AND ${KEY} > ? AND ${KEY} >= ? AND ${KEY} < ?
+       WHERE tenant_id = ? AND storage_id = ? AND dir = ? AND deleted_at IS NULL AND ${KEY} > ? AND ${KEY} >= ? AND ${KEY} < ?
        ORDER BY k LIMIT ?`;
 const PATH_KEY = "CASE n.type WHEN 'dir' THEN n.path || '/' ELSE n.path END";
 const SUBTREE_SQL = `SELECT ${PATH_KEY} AS k, n.type, n.size, n.mtime, n.etag FROM nodes n
-       WHERE n.storage_id = @sid AND n.deleted_at IS NULL AND n.path >= @lo AND n.path < @hi
+       WHERE n.tenant_id = @tid AND n.storage_id = @sid AND n.deleted_at IS NULL AND n.path >= @lo AND n.path < @hi
          AND (@base = '' OR n.path = @base OR (n.path >= @base || '/' AND n.path < @base || '0'))
          AND ${PATH_KEY} > @after AND ${PATH_KEY} >= @prefix AND ${PATH_KEY} < @prefix || @top
-         AND (n.type = 'file' OR NOT EXISTS (SELECT 1 FROM nodes c WHERE c.storage_id = n.storage_id AND c.dir = n.path AND c.deleted_at IS NULL))
+         AND (n.type = 'file' OR NOT EXISTS (SELECT 1 FROM nodes c WHERE c.tenant_id = n.tenant_id AND c.storage_id = n.storage_id AND c.dir = n.path AND c.deleted_at IS NULL))
        ORDER BY k LIMIT @limit`;
 
-/** A recursive page: files and empty folders of storage `sid` below `base`, keys in [`lo`, `hi`) after `after` starting with `prefix`. */
+/**
+ * A recursive page: files and empty folders of storage `sid` (of tenant `tid`) below `base`, keys in [`lo`, `hi`)
+ * after `after` starting with `prefix`.
+ */
 export interface SubtreeQuery {
   sid: number;
+  tid: number;
   lo: string;
   hi: string;
   base: string;
@@ -44,8 +49,8 @@ export class S3ListingRepo {
   constructor(private db: Db) {}
 
   /** The children of folder `dir` whose key (name, and `/` for a folder) is after `after` and in [`lo`, `hi`), in key order. */
-  children(storageId: number, dir: string, after: string, lo: string, hi: string, limit: number): Promise<KeyRow[]> {
-    return this.db.async.sql<KeyRow>(CHILDREN_SQL, [storageId, dir, after, lo, hi, limit]);
+  children(s: StorageRef, dir: string, after: string, lo: string, hi: string, limit: number): Promise<KeyRow[]> {
+    return this.db.async.sql<KeyRow>(CHILDREN_SQL, [s.tenant_id, s.id, dir, after, lo, hi, limit]);
   }
 
   /** One recursive page (keys are whole paths, folders with a trailing `/`), in key order. */

@@ -89,10 +89,10 @@ export class S3Listing {
     if (t.passage !== undefined) {
       // Exactly `name` (only a NUL could sort between the bounds, and PostgreSQL text cannot hold one).
       const name = t.passage + '/';
-      const there = name > after && name.startsWith(partial) && (await this.repo.children(t.storage.id, t.rel, '', name, name + '\u0001', 1)).length > 0;
+      const there = name > after && name.startsWith(partial) && (await this.repo.children(t.storage, t.rel, '', name, name + '\u0001', 1)).length > 0;
       rows = there ? [{ k: name, type: 'dir', size: 0, mtime: 0, etag: null }] : [];
     } else {
-      rows = await this.repo.children(t.storage.id, t.rel, after, partial, partial + TOP, q.max + 1);
+      rows = await this.repo.children(t.storage, t.rel, after, partial, partial + TOP, q.max + 1);
     }
     return rows.map((r) => ({ ...r, k: dirKey + r.k }));
   }
@@ -107,7 +107,17 @@ export class S3Listing {
       t = tree.files.target(`/${q.bucket}/${base}`, 'viewer', { passage: true });
     }
     const lo = q.prefix.endsWith('/') ? q.prefix.slice(0, -1) : q.prefix;
-    return this.repo.subtree({ sid: t.storage.id, lo, hi: q.prefix + TOP, base: t.rel, after: q.after, prefix: q.prefix, top: TOP, limit: q.max + 1 });
+    return this.repo.subtree({
+      sid: t.storage.id,
+      tid: t.storage.tenant_id,
+      lo,
+      hi: q.prefix + TOP,
+      base: t.rel,
+      after: q.after,
+      prefix: q.prefix,
+      top: TOP,
+      limit: q.max + 1,
+    });
   }
 
   /** The folder a listing starts from (access checked, revalidated like every listing), or null when there is none. */

@@ -4,7 +4,7 @@
  */
 import Router from '@koa/router';
 import type { Auth } from '../../auth';
-import type { Catalogue } from '../../catalogue';
+import type { Catalogue, StorageRef } from '../../catalogue';
 import type { EventBus } from '../../events';
 import type { FileService } from '../../files';
 import { requireUser } from '../middlewares/auth';
@@ -27,12 +27,12 @@ export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth:
     (e) => void cache.delete(e.storage_id),
     () => cache.clear(),
   );
-  const usage = async (id: number) => {
-    const hit = cache.get(id);
+  const usage = async (s: StorageRef) => {
+    const hit = cache.get(s.id);
     if (hit && Date.now() - hit.at < REUSE_MS) return hit;
     if (cache.size >= MAX_CACHED) cache.clear();
-    const v = { at: Date.now(), ...(await d.catalogue.nodes.usage({ storageId: id })) };
-    cache.set(id, v);
+    const v = { at: Date.now(), ...(await d.catalogue.nodes.usage(s, { storageId: s.id })) };
+    cache.set(s.id, v);
     return v;
   };
   r.get('/storages', doc({ summary: 'Usage per storage I can open (a count is reused for 15 s)' }), async (ctx) => {
@@ -44,7 +44,7 @@ export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth:
           .visible()
           .filter((x) => !x.through)
           .map(async ({ storage }) => {
-            const u = await usage(storage.id);
+            const u = await usage(storage);
             return { name: storage.name, uid: storage.uid, used_bytes: u.used_bytes, file_count: u.file_count };
           }),
       ),
@@ -52,7 +52,7 @@ export function quotaRoutes(d: { catalogue: Catalogue; files: FileService; auth:
   });
   r.get('/me', doc({ summary: 'My usage and quota' }), async (ctx) => {
     const p = me(ctx);
-    const used = await d.catalogue.nodes.usage({ ownerId: p.id });
+    const used = await d.catalogue.nodes.usage(p, { ownerId: p.id });
     const quota = (await d.auth.repo.byId(p, p.id))?.quota_bytes ?? null;
     ctx.body = {
       used_bytes: used.used_bytes,

@@ -251,7 +251,7 @@ export function sharePublicRoutes(d: {
 
   async function browse(ctx: Ctx, o: OpenShare, sub: string, dt: string | undefined): Promise<void> {
     const dir = sub ? joinRel(o.share.rel, sub) : o.share.rel;
-    const { rows, total } = await d.shares.browse(o.share.storage_id, dir, PAGE_ROWS);
+    const { rows, total } = await d.shares.browse(o.share, dir, PAGE_ROWS);
     const token = o.share.token;
     const list: BrowseRow[] = rows.map((n) => {
       const childRel = joinRel(sub, n.name);
@@ -308,7 +308,7 @@ export function sharePublicRoutes(d: {
   async function neighbours(o: OpenShare, sub: string, dt: string | undefined): Promise<{ prev: string | null; next: string | null }> {
     if (viewKind(baseName(sub)) !== 'image') return { prev: null, next: null };
     const parent = parentRel(sub);
-    const { rows } = await d.shares.browse(o.share.storage_id, parent ? joinRel(o.share.rel, parent) : o.share.rel, PAGE_ROWS);
+    const { rows } = await d.shares.browse(o.share, parent ? joinRel(o.share.rel, parent) : o.share.rel, PAGE_ROWS);
     const images = rows.filter((n) => n.type === 'file' && viewKind(n.name, n.mime) === 'image').map((n) => n.name);
     const i = images.indexOf(baseName(sub));
     const href = (name: string | undefined) => (name === undefined ? null : shareHref(o.share.token, joinRel(parent, name), dt, 'view=1'));
@@ -323,7 +323,7 @@ export function sharePublicRoutes(d: {
   }
 
   async function thumbNode(o: OpenShare, rel: string): Promise<number | null> {
-    const n = await d.shares.node(o.share.storage_id, rel);
+    const n = await d.shares.node(o.share, rel);
     return n && n.type === 'file' && n.thumb_state === 'ready' ? n.id : null;
   }
 

@@ -11,7 +11,8 @@ import { loadSharp } from '../../lib/sharp';
 import type { FileService } from '../../files';
 import { THUMB_SIZES, verifyStamp, verifyToken, type ThumbService } from '../../thumbs';
 import { q, validate, z } from '../validate';
-import { actor, type AppState, type Ctx } from '../context';
+import { actor, me, type AppState, type Ctx } from '../context';
+import type { TenantScope } from '../../db';
 import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Thumbnails', 'signed');
@@ -28,9 +29,12 @@ const sizeQuery = z.object({
 export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/files/thumb' });
 
-  /** 404 unless the node exists, its state is `ready` and the JPEG is in the cache. */
-  const readyFile = async (id: number): Promise<string> => {
-    const node = await d.thumbs.repo.byId(id);
+  /**
+   * 404 unless the node exists among the tenants', its state is `ready` and the JPEG is in the cache. A signed
+   * URL names a node of any tenant (its signature is the access); a signed-in caller's, one of its tenant.
+   */
+  const readyFile = async (tenants: TenantScope[], id: number): Promise<string> => {
+    const node = await d.thumbs.repo.byId(tenants, id);
     if (!node || node.deleted_at || node.thumb_state !== 'ready') throw new AppError('not_found');
     const file = d.thumbs.cachePath(id);
     try {
@@ -54,7 +58,7 @@ export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Ro
     const { token, size } = validate(sizeQuery, ctx.query);
     const id = verifyToken(token, size);
     if (id === null) throw new AppError('unauthorised');
-    await send(ctx, await readyFile(id), size);
+    await send(ctx, await readyFile(d.thumbs.tenants(), id), size);
   });
 
   r.get(
@@ -69,9 +73,11 @@ export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Ro
       const id = Number(ctx.params.id);
       const { exp, sig } = validate(stampQuery, ctx.query);
       const stamped = verifyStamp(id, exp, sig);
+      const tenants = stamped ? d.thumbs.tenants() : [];
       if (!stamped) {
         if (!ctx.state.principal) throw new AppError('unauthenticated');
-        const node = await d.thumbs.repo.byId(id);
+        tenants.push(me(ctx));
+        const node = await d.thumbs.repo.byId(tenants, id);
         if (!node || node.deleted_at) throw new AppError('not_found');
         // Same rules as the file itself: invisible (outside a key's root too) is 404, as if missing; visible but not readable is 403.
         try {
@@ -81,7 +87,7 @@ export function thumbRoutes(d: { thumbs: ThumbService; files: FileService }): Ro
           throw e;
         }
       }
-      await send(ctx, await readyFile(id));
+      await send(ctx, await readyFile(tenants, id));
     },
   );
   return r;
