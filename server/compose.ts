@@ -493,7 +493,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       assistant: { state: 'off', permitted: false, button: false },
     });
 
-    const gateways = createGatewayCore({ auth, files, queue, uploads, settings });
+    const gateways = createGatewayCore({ auth, tenants, files, queue, uploads, settings });
     const vault = createVault({ db, files, catalogue, auth });
     const assistant = createAssistant({
       db,

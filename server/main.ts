@@ -440,7 +440,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           hostKeyPath: join(dirs.state, 'sftp_host_ed25519_key'),
           core: sv.gateways,
           log,
-          publicKey: (login, blob, req, signed) => sshKeys.signIn(login, blob, req, 'sftp', signed),
+          publicKey: (login, blob, req, signed) => {
+            // `name@slug` selects the tenant as for a password; an unknown or suspended one has no keys to offer.
+            const { scope, name } = sv.gateways.auth.select(login);
+            return scope ? sshKeys.signIn(scope, name, blob, req, 'sftp', signed) : Promise.resolve(null);
+          },
           restore: (a) => auth.actors.restore(actorSpec(a), a.request),
         })
       : null;

@@ -16,6 +16,7 @@ import { SessionContext, type Session } from './auth/session';
 import { Shell } from './shell';
 import { navigate, usePathname } from './lib/router';
 import { adoptPairingLink, deviceKey, forgetDeviceKey } from './device/device-key';
+import { withoutBase } from './lib/base';
 
 const SignupPage = lazy(() => import('./auth/signup-page'));
 /** Pages of the signed-out app that mean nothing once signed in. */
@@ -33,7 +34,7 @@ export function App() {
   const adopt = useCallback((user: User) => {
     if (user.language) void loadLang(user.language).then((ok) => ok && setLangState(user.language!));
     // A refused single sign-on lands on /login, a new account on /signup: no screens of the signed-in shell.
-    if (SIGNED_OUT_ONLY.has(location.pathname)) navigate('/', true);
+    if (SIGNED_OUT_ONLY.has(withoutBase(location.pathname))) navigate('/', true);
     setBoot({ kind: 'signed-in', user });
   }, []);
 

@@ -18,6 +18,9 @@ import type { Principal } from './types';
 import type { MfaChallenge } from '../contract';
 import type { RelyingParty, SecondStep, SecondStepAnswer } from './mfa';
 
+/** The throttle's tenant for a name typed for no tenant (a gateway's unknown or suspended one): no tenant's id. */
+const NO_TENANT = 0;
+
 /** Meta key holding the hash of the desktop bootstrap secret once it was used. */
 const BOOTSTRAP_USED = 'desktop_bootstrap_used';
 
@@ -70,7 +73,7 @@ export class AuthService {
     // The failures stay counted until the second step passes too: a known password must not reset them.
     const challenge = await this.mfa.begin(u, login, rp);
     if (challenge) return challenge;
-    await this.throttle.succeed(login);
+    await this.throttle.succeed({ tenant_id: s.tenant_id, login });
     return this.issue(u, req, 'login');
   }
 
@@ -79,14 +82,14 @@ export class AuthService {
    * and throttle as the web sign-in, answering the account instead of a
    * session. An account with a second factor cannot sign in to a gateway with
    * its password (403 `forbidden`, `reason: use_api_key`): machines use API
-   * keys. Audited `auth.login` with `meta.kind` = the protocol.
+   * keys. Audited `auth.login` with `meta.kind` = the protocol. `s`: the tenant the sign-in name selected
+   * (`name@slug`, docs/tenants.md); null for an unknown or suspended one, refused like a wrong password.
    */
-  async gatewayLogin(login: string, password: string, req: RequestMeta & { ip: string }, protocol: string): Promise<Principal> {
-    // The gateways select their tenant by `name@slug` (docs/tenants.md, a later step): tenant 1's until then.
-    const u = await this.checkPassword(DEFAULT_TENANT, login, password, req);
+  async gatewayLogin(s: TenantScope | null, login: string, password: string, req: RequestMeta & { ip: string }, protocol: string): Promise<Principal> {
+    const u = await this.checkPassword(s, login, password, req);
     if (await this.mfa.enrolled(u, u.id))
       throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
-    await this.throttle.succeed(login);
+    await this.throttle.succeed({ tenant_id: u.tenant_id, login });
     const p = await this.repo.principal(u, u.id, `${protocol}:${u.id}`);
     if (!p) throw new AppError('account_disabled');
     await this.bus.emit(u, 'audit', { action: 'auth.login', actor: { id: u.id, email: u.email }, request: req, meta: { kind: protocol } });
@@ -99,7 +102,7 @@ export class AuthService {
    * since. Throws as `gatewayLogin` would.
    */
   async gatewayRecheck(s: TenantScope, login: string, ip: string, userId: number): Promise<void> {
-    await this.throttle.check(login, ip, userId);
+    await this.throttle.check({ tenant_id: s.tenant_id, login }, ip, userId);
     if (await this.mfa.enrolled(s, userId))
       throw new AppError('forbidden', { reason: 'this account has a second factor: use an API key' }, { reason: 'use_api_key' });
   }
@@ -107,24 +110,27 @@ export class AuthService {
   /**
    * The account of a right password, throttled before the KDF: `rate_limited`
    * (429), `invalid_credentials` with `tries_left` (401, audited
-   * `auth.failed`), `account_disabled` (403, only after a right password).
+   * `auth.failed`), `account_disabled` (403, only after a right password). `s` null: no tenant to look in
+   * (a gateway's unknown or suspended one), so no account, at the same cost and with the same answer.
    */
-  private async checkPassword(s: TenantScope, login: string, password: string, req: RequestMeta & { ip: string }): Promise<UserRow> {
-    await this.throttle.check(login, req.ip);
-    const u = await this.repo.byLogin(s, login);
+  private async checkPassword(s: TenantScope | null, login: string, password: string, req: RequestMeta & { ip: string }): Promise<UserRow> {
+    const account = { tenant_id: s?.tenant_id ?? NO_TENANT, login };
+    await this.throttle.check(account, req.ip);
+    const u = s ? await this.repo.byLogin(s, login) : undefined;
     // Second-step failures lock the person whatever name they typed.
-    if (u) await this.throttle.check(login, req.ip, u.id);
+    if (u) await this.throttle.check(account, req.ip, u.id);
     // An account the identity provider manages signs in there only, even if a password was set on it since.
     const ok = await this.throttle.gate(() => verifyPassword(password, u?.auth_driver === 'oidc' ? null : (u?.password_hash ?? null)));
     if (!u || !ok) {
-      const left = await this.throttle.fail(login, req.ip);
-      await this.bus.emit(s, 'audit', {
+      const left = await this.throttle.fail(account, req.ip);
+      // A sign-in to no tenant (a gateway's unknown or suspended one) is the installation's to audit.
+      await this.bus.emit(s ?? DEFAULT_TENANT, 'audit', {
         action: 'auth.failed',
         actor: u ? { id: u.id, email: u.email } : null,
         request: req,
         meta: { login: login.slice(0, 200), tries_left: left },
       });
-      if (left === 0) await this.throttle.check(login, req.ip);
+      if (left === 0) await this.throttle.check(account, req.ip);
       throw new AppError('invalid_credentials', { tries_left: left }, { tries_left: left });
     }
     if (u.disabled) throw new AppError('account_disabled');

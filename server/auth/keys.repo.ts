@@ -35,6 +35,17 @@ export class KeysRepo {
     return (await this.db.async.first(this.byIdQuery(s, id))) as KeyRow | undefined;
   }
 
+  /**
+   * The key among the keys of `tenants` (one statement: `tenant_id IN (…)`), or undefined. A key id is unique over
+   * the installation, so a gateway that knows no tenant before the key finds it in its own.
+   */
+  async byIdAmong(tenants: readonly TenantScope[], id: number): Promise<KeyRow | undefined> {
+    if (tenants.length === 1) return this.byId(tenants[0], id);
+    if (!tenants.length) return undefined;
+    const ids = tenants.map((t) => t.tenant_id);
+    return (await this.db.async.first(this.db.k.selectFrom('api_keys').selectAll().where('tenant_id', 'in', ids).where('id', '=', id))) as KeyRow | undefined;
+  }
+
   /** A person's keys (every key of the tenant when `userId` is null), newest first. */
   async list(s: TenantScope, userId: number | null): Promise<KeyRow[]> {
     let q = this.db.k.selectFrom('api_keys').selectAll().where('tenant_id', '=', s.tenant_id);

@@ -54,6 +54,14 @@ const DUMMY = hashOf('no such key');
 
 export const isKeyToken = (token: string): boolean => token.startsWith('fdk_');
 
+/**
+ * Where a key is looked for: the request's tenant, or (a gateway's sign-in, which has no tenant before the key)
+ * every tenant it may be of: the key row then says its tenant.
+ */
+export type KeyTenants = TenantScope | readonly TenantScope[];
+const among = (t: KeyTenants): readonly TenantScope[] => ('tenant_id' in t ? [t] : t);
+const holds = (t: KeyTenants, tenantId: number): boolean => among(t).some((x) => x.tenant_id === tenantId);
+
 export class Keys {
   private cache = new Map<string, { scope: KeyScope; principal: Principal; at: number; exp: number }>();
   private touched = new Map<number, { at: number; ip: string }>();
@@ -139,11 +147,11 @@ export class Keys {
    * ago (dropped on every invalidation), recorded as a use like `resolve` does, without waiting for anything:
    * null for another tenant's key; undefined when not cached: ask `resolve`.
    */
-  recent(token: string, request?: RequestMeta, s: TenantScope = DEFAULT_TENANT): { principal: Principal; scope: KeyScope } | null | undefined {
+  recent(token: string, request?: RequestMeta, s: KeyTenants = DEFAULT_TENANT): { principal: Principal; scope: KeyScope } | null | undefined {
     const now = Date.now();
     const hit = this.cache.get(token);
     if (!hit || now - hit.at >= CACHE_MS || hit.exp <= now) return undefined;
-    if (hit.principal.tenant_id !== s.tenant_id) return null;
+    if (!holds(s, hit.principal.tenant_id)) return null;
     this.touch(hit.scope.id, hit.principal, request, now);
     return hit;
   }
@@ -151,9 +159,9 @@ export class Keys {
   /**
    * The owner and scope of a live key token of tenant `s` (the request's: another tenant's key is not
    * found), or null for a malformed, unknown, wrong, revoked or expired token or a disabled owner (all
-   * answered alike). The gateways pass none yet: their tenant comes from `name@slug` (docs/tenants.md).
+   * answered alike). The gateways pass every active tenant: the key row says which it is of.
    */
-  async resolve(token: string, request?: RequestMeta, s: TenantScope = DEFAULT_TENANT): Promise<{ principal: Principal; scope: KeyScope } | null> {
+  async resolve(token: string, request?: RequestMeta, s: KeyTenants = DEFAULT_TENANT): Promise<{ principal: Principal; scope: KeyScope } | null> {
     const hit = this.recent(token, request, s);
     if (hit !== undefined) return hit;
     const now = Date.now();
@@ -201,9 +209,9 @@ export class Keys {
   }
 
   /** The live row of a well-formed token whose secret matches (same cost for an unknown id), or undefined. */
-  private async check(s: TenantScope, token: string, now: number): Promise<KeyRow | undefined> {
+  private async check(s: KeyTenants, token: string, now: number): Promise<KeyRow | undefined> {
     const m = TOKEN.exec(token);
-    const row = m ? await this.repo.byId(s, Number(m[1])) : undefined;
+    const row = m ? await this.repo.byIdAmong(among(s), Number(m[1])) : undefined;
     const good = safeEqual(hashOf(m?.[2] ?? ''), row?.secret_hash ?? DUMMY);
     if (!good || !row || row.revoked_at || (row.expires_at && Date.parse(row.expires_at) <= now)) return undefined;
     return row;
@@ -226,13 +234,16 @@ export class Keys {
   /**
    * The owner, scope and S3 secret of a live bearer key named by its S3
    * access key id, or null (malformed, unknown, revoked, expired, a desktop
-   * key, a disabled owner). The caller checks the request's signature with
-   * the secret.
+   * key, a disabled owner, a key of none of `tenants`). The caller checks the request's signature with
+   * the secret. An access key id is unique over the installation: the key row says its tenant.
    */
-  async byAccessKey(accessKeyId: string, request?: RequestMeta): Promise<{ principal: Principal; scope: KeyScope; secret: string; used: () => void } | null> {
+  async byAccessKey(
+    accessKeyId: string,
+    request: RequestMeta | undefined,
+    tenants: KeyTenants,
+  ): Promise<{ principal: Principal; scope: KeyScope; secret: string; used: () => void } | null> {
     const m = /^fdk_(\d{1,12})$/.exec(accessKeyId);
-    // Step 2 of docs/tenants.md: the tenant the S3 request's host or bucket selects.
-    const row = m ? await this.repo.byId(DEFAULT_TENANT, Number(m[1])) : undefined;
+    const row = m ? await this.repo.byIdAmong(among(tenants), Number(m[1])) : undefined;
     const now = Date.now();
     if (!row || row.revoked_at || row.machine_id !== null || (row.expires_at && Date.parse(row.expires_at) <= now)) return null;
     const principal = await this.users.principal(row, row.user_id, `key:${row.id}`);

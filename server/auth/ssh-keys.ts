@@ -7,7 +7,7 @@
  * blob is.
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_TENANT, type Db, type TenantScope } from '../db';
+import type { Db, TenantScope } from '../db';
 import { SshKeysRepo } from './ssh-keys.repo';
 import type { SshKeyView } from '../contract';
 import { AppError } from '../errors';
@@ -109,13 +109,13 @@ export class SshKeys {
 
   /**
    * The actor `blob` signs in as when it is a key of the account named
-   * `login` (e-mail or username) and the account is enabled; null otherwise.
+   * `login` (e-mail or username) in tenant `s` (the one the gateway's `name@slug` selected) and the account
+   * is enabled; null otherwise.
    * With `signed` (the client proved it holds the private key) the key's use
    * is recorded and the sign-in audited (`auth.login`, `meta.kind` = protocol).
    */
-  async signIn(login: string, blob: Buffer, req: RequestMeta & { ip: string }, protocol: string, signed: boolean): Promise<Actor | null> {
-    // Step 2 of docs/tenants.md: `name@slug` selects the tenant.
-    const u = await this.repo.byLogin(DEFAULT_TENANT, login);
+  async signIn(s: TenantScope, login: string, blob: Buffer, req: RequestMeta & { ip: string }, protocol: string, signed: boolean): Promise<Actor | null> {
+    const u = await this.repo.byLogin(s, login);
     if (!u || u.disabled) return null;
     const row = await this.keys.byFingerprint(u, u.id, sshFingerprint(blob));
     if (!row || row.public_key !== blob.toString('base64')) return null;

@@ -21,9 +21,10 @@ interface Snapshot {
   bySlug: Map<string, TenantEntry>;
   byHost: Map<string, TenantEntry>;
   byId: Map<number, TenantEntry>;
+  active: readonly TenantScope[];
 }
 
-const EMPTY: Snapshot = { bySlug: new Map(), byHost: new Map(), byId: new Map() };
+const EMPTY: Snapshot = { bySlug: new Map(), byHost: new Map(), byId: new Map(), active: [] };
 
 export class TenantDirectory {
   private snap = EMPTY;
@@ -33,14 +34,16 @@ export class TenantDirectory {
 
   /** Reads every tenant again (at start, after a change, on another instance's notice). */
   async load(): Promise<void> {
-    const next: Snapshot = { bySlug: new Map(), byHost: new Map(), byId: new Map() };
+    const next: Snapshot = { bySlug: new Map(), byHost: new Map(), byId: new Map(), active: [] };
+    const active: TenantScope[] = [];
     for (const t of await this.repo.all()) {
       const e: TenantEntry = { scope: Object.freeze({ tenant_id: t.id }), slug: t.slug, suspended: t.status === 'suspended' };
       next.bySlug.set(t.slug, e);
       next.byId.set(t.id, e);
       for (const h of t.hostnames) next.byHost.set(h.toLowerCase(), e);
+      if (!e.suspended) active.push(e.scope);
     }
-    this.snap = next;
+    this.snap = { ...next, active };
   }
 
   /** The tenant of a `/t/<slug>/` prefix, or undefined. */
@@ -56,6 +59,11 @@ export class TenantDirectory {
   /** A tenant by id, or undefined (deleted, or not loaded yet). */
   byId(id: number): TenantEntry | undefined {
     return this.snap.byId.get(id);
+  }
+
+  /** Every tenant not suspended, in id order (where a key that says its own tenant may be looked for). */
+  active(): readonly TenantScope[] {
+    return this.snap.active;
   }
 
   /** After a write to `tenants`: this instance reloads now, the others on the notice. */

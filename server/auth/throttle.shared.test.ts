@@ -23,24 +23,30 @@ const limited = async (fn: () => Promise<void>) => {
   }
 };
 
+/** A login typed in tenant 1. */
+const one = (login: string) => ({ tenant_id: 1, login });
+
 async function scenario(a: Db, b: Db) {
   const mk = (db: Db) => new LoginThrottle({ maxAttempts: 5, lockMs: 400, shared: { db, scope: 'login' } });
   const [ta, tb] = [mk(a), mk(b)];
-  assert.equal(await ta.fail('Bob', '10.0.0.1'), 4);
-  assert.equal(await ta.fail('bob', '10.0.0.1'), 3);
-  assert.equal(await ta.fail('bob', '10.0.0.1'), 2);
-  assert.equal(await tb.fail('bob', '10.0.0.2'), 1, 'the other instance counts on from the same total');
-  assert.equal(await limited(() => ta.check('bob', '10.0.0.9')), false);
-  assert.equal(await tb.fail('BOB', '10.0.0.2'), 0, 'the fifth failure, wherever it lands, locks');
-  assert.equal(await limited(() => ta.check('bob', '10.0.0.9')), true, 'locked on A');
-  assert.equal(await limited(() => tb.check('bob', '10.0.0.8')), true, 'locked on B');
+  assert.equal(await ta.fail(one('Bob'), '10.0.0.1'), 4);
+  assert.equal(await ta.fail(one('bob'), '10.0.0.1'), 3);
+  assert.equal(await ta.fail(one('bob'), '10.0.0.1'), 2);
+  assert.equal(await tb.fail(one('bob'), '10.0.0.2'), 1, 'the other instance counts on from the same total');
+  assert.equal(await limited(() => ta.check(one('bob'), '10.0.0.9')), false);
+  assert.equal(await tb.fail(one('BOB'), '10.0.0.2'), 0, 'the fifth failure, wherever it lands, locks');
+  assert.equal(await limited(() => ta.check(one('bob'), '10.0.0.9')), true, 'locked on A');
+  assert.equal(await limited(() => tb.check(one('bob'), '10.0.0.8')), true, 'locked on B');
+  // The same name typed in another tenant is another account: its own counter, not locked.
+  assert.equal(await limited(() => ta.check({ tenant_id: 2, login: 'bob' }, '10.0.0.9')), false, "tenant 2's bob is not locked");
+  assert.equal(await tb.fail({ tenant_id: 2, login: 'bob' }, '10.0.0.4'), 4, "tenant 2's bob counts from its own total");
   // Another scope (the probes throttle) is not touched.
-  assert.equal(await limited(() => new LoginThrottle({ maxAttempts: 5, lockMs: 400, shared: { db: a, scope: 'probe' } }).check('bob', '10.0.0.9')), false);
+  assert.equal(await limited(() => new LoginThrottle({ maxAttempts: 5, lockMs: 400, shared: { db: a, scope: 'probe' } }).check(one('bob'), '10.0.0.9')), false);
   await sleep(450);
-  assert.equal(await limited(() => tb.check('bob', '10.0.0.8')), false, 'the lock ended');
-  assert.equal(await tb.fail('bob', '10.0.0.3'), 4, 'a new window starts after the lock');
-  await ta.succeed('bob');
-  assert.equal(await tb.fail('bob', '10.0.0.3'), 4, 'a sign-in through A forgot the failures for B too');
+  assert.equal(await limited(() => tb.check(one('bob'), '10.0.0.8')), false, 'the lock ended');
+  assert.equal(await tb.fail(one('bob'), '10.0.0.3'), 4, 'a new window starts after the lock');
+  await ta.succeed(one('bob'));
+  assert.equal(await tb.fail(one('bob'), '10.0.0.3'), 4, 'a sign-in through A forgot the failures for B too');
 }
 
 onTwoConnections('the login throttle', scenario);

@@ -10,10 +10,13 @@
  * so every instance counts against the same limit (docs/operations.md).
  */
 import { AppError } from '../errors';
-import type { Db } from '../db';
+import { DEFAULT_TENANT, type Db, type TenantScope } from '../db';
 import { LoginFailuresRepo, type FailureCounter } from './login-failures.repo';
 
 type Counter = FailureCounter;
+
+/** A login as typed, in the tenant it was typed in: the same name in two tenants is two accounts, two locks. */
+export type TenantLogin = TenantScope & { login: string };
 
 /** Where the counters live: this process's memory, or the shared database. */
 interface CounterStore {
@@ -84,11 +87,11 @@ export class LoginThrottle {
   }
 
   /**
-   * Throws 429 `rate_limited` when the account (the login as typed), the
+   * Throws 429 `rate_limited` when the account (the login as typed, in its tenant), the
    * address or the person (`userId`: second-step and password re-entry
    * failures count there) is locked. `account` null skips the login key.
    */
-  async check(account: string | null, ip: string, userId?: number): Promise<void> {
+  async check(account: TenantLogin | null, ip: string, userId?: number): Promise<void> {
     const now = Date.now();
     for (const key of keys(account, ip, userId)) {
       const c = await this.counters.get(key);
@@ -117,7 +120,7 @@ export class LoginThrottle {
    * given); returns the tries left before the account locks (the fewer of the
    * login's and the person's; 0 means now locked).
    */
-  async fail(account: string | null, ip: string, userId?: number): Promise<number> {
+  async fail(account: TenantLogin | null, ip: string, userId?: number): Promise<number> {
     let left = this.opts.maxAttempts;
     for (const key of keys(account, ip, userId)) {
       const limit = key.startsWith('i:') ? this.opts.maxAttempts * 2 : this.opts.maxAttempts;
@@ -128,7 +131,7 @@ export class LoginThrottle {
   }
 
   /** Forgets the failures of a login (and of the person) after a completed sign-in. */
-  async succeed(account: string | null, userId?: number): Promise<void> {
+  async succeed(account: TenantLogin | null, userId?: number): Promise<void> {
     for (const key of keys(account, '', userId)) if (!key.startsWith('i:')) await this.counters.forget(key);
   }
 
@@ -137,8 +140,11 @@ export class LoginThrottle {
   }
 }
 
-const keys = (account: string | null, ip: string, userId?: number): string[] => [
-  ...(account === null ? [] : [`a:${account.toLowerCase()}`]),
+/** Tenant 1's logins keep the key they had before tenants (`a:<login>`), so counters already stored still apply. */
+const accountKey = (a: TenantLogin): string => `a${a.tenant_id === DEFAULT_TENANT.tenant_id ? '' : a.tenant_id}:${a.login.toLowerCase()}`;
+
+const keys = (account: TenantLogin | null, ip: string, userId?: number): string[] => [
+  ...(account === null ? [] : [accountKey(account)]),
   `i:${ip}`,
   ...(userId === undefined ? [] : [`u:${userId}`]),
 ];

@@ -1,8 +1,8 @@
 /** `service storage add|list|remove`: the admin storage API's gates, on the command line. */
 import type { Config } from '../config';
-import { DEFAULT_TENANT } from '../db';
 import { AppError } from '../errors';
 import { openCliContext } from './context';
+import { tenantOf, TENANT_OPTION } from './tenant';
 import { helpIfAsked, parse, UsageError } from './args';
 
 const USAGE = `
@@ -13,7 +13,8 @@ Usage:
 An unknown driver is refused, --config must be a JSON object and the root guard applies;
 required fields missing from the config are only a warning (the server reports them when it opens the storage).
 A new storage starts with access control on (the admin alone until grants open it); --open makes one every
-signed-in person sees.`;
+signed-in person sees. --tenant <slug> works in that tenant (multi-tenant mode, docs/tenants.md); without it,
+tenant 1.`;
 
 export async function storageCommand(argv: string[], config: Config): Promise<number> {
   helpIfAsked(argv, USAGE);
@@ -29,13 +30,13 @@ export async function storageCommand(argv: string[], config: Config): Promise<nu
       'read-only': { type: 'boolean' },
       open: { type: 'boolean' },
       json: { type: 'boolean' },
+      ...TENANT_OPTION,
     },
     USAGE,
   );
   const c = await openCliContext(config);
-  // Step 4 of docs/tenants.md: `--tenant slug` selects the tenant.
-  const scope = DEFAULT_TENANT;
   try {
+    const scope = await tenantOf(c.db, values.tenant);
     if (sub === 'add') {
       if (!values.name || !values.driver) throw new UsageError('--name and --driver are required' + USAGE);
       let cfg: unknown = {};

@@ -1,8 +1,8 @@
 /** `service thumb backfill`: generates missing thumbnails in this process and prints a summary. */
 import type { Config } from '../config';
-import { DEFAULT_TENANT } from '../db';
 import { AppError } from '../errors';
 import { openCliContext } from './context';
+import { tenantOf, TENANT_OPTION } from './tenant';
 import { parse, UsageError } from './args';
 
 const USAGE = `
@@ -11,7 +11,8 @@ Usage:
                          [--concurrency <n>] [--progress-every <n>]
 Walks file nodes (trashed and soft-deleted ones excluded) and generates the thumbnails that are missing;
 ready thumbnails are never redone, failed and skipped ones only with the retry flags. Prints
-{processed, ok, failed, skipped}; exits non-zero only on infrastructure errors.`;
+{processed, ok, failed, skipped}; exits non-zero only on infrastructure errors. --tenant <slug>: --storage names
+that tenant's storage (multi-tenant mode, docs/tenants.md).`;
 
 const count = (v: string | undefined, name: string, fallback: number): number => {
   if (v === undefined) return fallback;
@@ -30,6 +31,7 @@ export async function thumbCommand(argv: string[], config: Config): Promise<numb
       'retry-skipped': { type: 'boolean' },
       concurrency: { type: 'string' },
       'progress-every': { type: 'string' },
+      ...TENANT_OPTION,
     },
     USAGE,
   );
@@ -37,9 +39,8 @@ export async function thumbCommand(argv: string[], config: Config): Promise<numb
   const concurrency = count(values.concurrency, 'concurrency', 4);
   if (concurrency < 1) throw new UsageError('--concurrency must be at least 1');
   const c = await openCliContext(config);
-  // Step 4 of docs/tenants.md: `--tenant slug` selects the tenant.
-  const scope = DEFAULT_TENANT;
   try {
+    const scope = await tenantOf(c.db, values.tenant);
     let storageId: number | undefined;
     if (values.storage !== undefined) {
       const row =

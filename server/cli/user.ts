@@ -3,15 +3,16 @@ import { createInterface } from 'node:readline';
 import type { Config } from '../config';
 import { ROLES, type Role } from '../auth';
 import { openCliContext } from './context';
+import { tenantOf, TENANT_OPTION } from './tenant';
 import { helpIfAsked, parse, UsageError } from './args';
-import { DEFAULT_TENANT } from '../db';
 
 const USAGE = `
 Usage:
   service user add --email <email> [--username <name>] [--role admin|user|viewer] [--password <pw>]
   service user list [--role <role>] [--json]
   service user passwd --email <email|username> [--password <pw>]
-Without --password the password is read from standard input (one line).`;
+Without --password the password is read from standard input (one line).
+--tenant <slug> works in that tenant (multi-tenant mode, docs/tenants.md); without it, tenant 1.`;
 
 async function readPassword(): Promise<string> {
   const rl = createInterface({ input: process.stdin, terminal: false });
@@ -33,14 +34,14 @@ export async function userCommand(argv: string[], config: Config): Promise<numbe
       role: { type: 'string' },
       password: { type: 'string' },
       json: { type: 'boolean' },
+      ...TENANT_OPTION,
     },
     USAGE,
   );
   const c = await openCliContext(config);
   const a = c.auth;
-  // Step 4 of docs/tenants.md: `--tenant slug` selects the tenant.
-  const scope = DEFAULT_TENANT;
   try {
+    const scope = await tenantOf(c.db, values.tenant);
     if (sub === 'add') {
       if (!values.email) throw new UsageError('--email is required' + USAGE);
       const role = (values.role ?? 'user') as Role;

@@ -27,4 +27,6 @@ export interface NfsExportsTable {
   key_id: number | null;
   read_only: number;
   created_at: string;
+  /** The tenant of the export's account, whose rights are read there (docs/tenants.md). */
+  tenant_id: number;
 }

@@ -6,7 +6,7 @@
  * thin adapter over these: it maps its requests onto the tree and the
  * `AppError` codes onto its own error form, in one table per protocol.
  */
-import type { Actor, Auth } from '../auth';
+import type { Actor, Auth, TenantDirectory } from '../auth';
 import type { FileService } from '../files';
 import type { JobQueue } from '../jobs';
 import type { UploadsService } from '../uploads';
@@ -31,12 +31,21 @@ export interface GatewayCore {
   nodes: NodeIds;
 }
 
-export function createGatewayCore(d: { auth: Auth; files: FileService; queue: JobQueue; uploads: UploadsService; settings: SettingsStore }): GatewayCore {
+/** `tenants`: the tenant directory in multi-tenant mode (sign-in names, suspension), null in single-tenant mode. */
+export function createGatewayCore(d: {
+  auth: Auth;
+  tenants: TenantDirectory | null;
+  files: FileService;
+  queue: JobQueue;
+  uploads: UploadsService;
+  settings: SettingsStore;
+}): GatewayCore {
   const encrypted = () => d.settings.get('gateways_encrypted_folders');
+  const auth = new GatewayAuth(d.auth, d.tenants);
   return {
-    auth: new GatewayAuth(d.auth),
+    auth,
     registry: new GatewayRegistry(),
-    tree: (actor, protocol) => new GatewayTree(actor, protocol, d.files, d.queue, d.uploads, encrypted),
+    tree: (actor, protocol) => new GatewayTree(actor, protocol, d.files, d.queue, d.uploads, encrypted, (s) => auth.live(s)),
     nodes: new NodeIds(d.files.catalogue),
   };
 }

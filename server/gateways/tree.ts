@@ -11,6 +11,7 @@
 import type { Readable } from 'node:stream';
 import { actorRef, actorTenant, type Actor } from '../auth';
 import type { GateNode } from '../catalogue';
+import type { TenantScope } from '../db';
 import { AppError, type Params } from '../errors';
 import type { FileService, FileStat, OpenFile, TransferResult } from '../files';
 import type { JobQueue } from '../jobs';
@@ -29,7 +30,8 @@ export class GatewayTree {
   /**
    * `encrypted()` is read at each call, so the admin's setting applies to sessions already open: `hidden`,
    * encrypted folders do not exist here; `ciphertext`, their members read the ciphertext names and bytes, and
-   * nobody writes. Gateways never decrypt.
+   * nobody writes. Gateways never decrypt. `live(tenant)` is asked at each call too: a suspended tenant's
+   * sessions already open are refused their next verb (`unauthenticated`).
    */
   constructor(
     readonly actor: Actor,
@@ -38,20 +40,23 @@ export class GatewayTree {
     private queue: JobQueue,
     private uploads: UploadsService,
     private encrypted: () => GatewayEncrypted = () => 'hidden',
+    private live: (s: TenantScope) => boolean = () => true,
   ) {}
 
-  /** The file service as this gateway's actor sees it. */
+  /** The file service as this gateway's actor sees it; every verb passes here. */
   get files() {
+    if (!this.live(actorTenant(this.actor))) throw new AppError('unauthenticated');
     return this.svc.forActor(this.actor, this.encrypted() === 'ciphertext' ? 'read' : 'hidden');
   }
 
   /** The entry at a tree path: `/` and storage roots are folders. Missing → `not_found`. */
   async stat(path: string): Promise<GatewayEntry> {
+    const files = this.files;
     if (path === '/') return { name: '', type: 'dir', size: 0, mtime: 0 };
-    const t = this.files.target(path, 'viewer', { passage: true });
+    const t = files.target(path, 'viewer', { passage: true });
     if (t.rel === '') return { name: t.storage.name, type: 'dir', size: 0, mtime: Date.parse(t.storage.updated_at) || 0 };
     if (t.passage !== undefined) return { name: t.rel.slice(t.rel.lastIndexOf('/') + 1), type: 'dir', size: 0, mtime: 0 };
-    return this.files.stat(t.place);
+    return files.stat(t.place);
   }
 
   /** The entries of a folder, streamed from the catalogue (with node ids); `/` lists the actor's storages. */
@@ -74,9 +79,10 @@ export class GatewayTree {
    * `overwrite: false` and an existing file → `conflict`.
    */
   async write(path: string, body: Readable, o: { size?: number; overwrite?: boolean; signal?: AbortSignal; fromFile?: string } = {}): Promise<GateNode> {
+    const files = this.files;
     // The web upload's rules: max_upload_bytes and the owner's quota.
     const m = await this.uploads.metered(this.actor, path.slice(path.lastIndexOf('/') + 1), body, o.size);
-    return this.files.write(path, m.body, {
+    return files.write(path, m.body, {
       size: o.size,
       mime: m.mime,
       overwrite: o.overwrite,

@@ -62,6 +62,12 @@ export const actor = (ctx: Ctx): Actor => (ctx.state.key ? keyActor(me(ctx), ctx
 export const selfUrl = (ctx: Ctx): string => `${ctx.protocol}://${ctx.host}`;
 
 /**
+ * Where the links the server writes for this request start: `selfUrl` and, for a request that came through a
+ * tenant's `/t/<slug>` prefix, that prefix (docs/tenants.md), so a link opens in the same tenant.
+ */
+export const linkOrigin = (ctx: Ctx): string => selfUrl(ctx) + (ctx.state.tenantBase ?? '');
+
+/**
  * The stored part's etag as the response's `ETag` header too (quoted, as S3's
  * UploadPart answers), for clients that read it there instead of the body.
  */

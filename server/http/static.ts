@@ -67,6 +67,21 @@ function pickEncoding(header: string, offered: Coding[]): Coding | null {
   return (q.get('identity') ?? 0) > bestQ ? null : best;
 }
 
+/** The meta tag that tells the web app its base path (renderer/src/lib/base.ts reads it). */
+export const BASE_META = 'filedock-base';
+
+/**
+ * The app page of a request that came through a tenant's `/t/<slug>` prefix (docs/tenants.md): the page with
+ * its base path in a meta tag, so the app's routes and API calls carry the prefix. Never precompressed (the
+ * twins are the page without it). `base` is the prefix the tenant middleware matched: a slug, nothing to escape.
+ */
+function sendWithBase(ctx: Ctx, file: string, base: string): void {
+  const page = readFileSync(file, 'utf8').replace(/<head>/i, (h) => `${h}<meta name="${BASE_META}" content="${base}">`);
+  // Koa answers HEAD with these headers and no body.
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = page;
+}
+
 export function serveRenderer(root: string, excluded: RegExp, origins: () => AppOrigins): Mw {
   const twinsOf = manifest(root);
 
@@ -111,6 +126,7 @@ export function serveRenderer(root: string, excluded: RegExp, origins: () => App
     ctx.set('Cache-Control', 'no-cache');
     appPageHeaders(ctx, origins());
     const index = statSync(join(root, 'index.html'), { throwIfNoEntry: false });
+    if (index && ctx.state.tenantBase) return sendWithBase(ctx, join(root, 'index.html'), ctx.state.tenantBase);
     if (index) return send(ctx, 'index.html', index.size, index.mtimeMs);
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = FALLBACK_HTML;

@@ -20,6 +20,8 @@ import { SharesRepo, shareStorage, type NewShare, type ShareRow } from './shares
 import { LinkPinGate } from './link-pin';
 import type { TenantScope } from '../db';
 
+/** A tenant's path prefix at the end of an origin (`https://host/t/acme`). */
+const TENANT_PREFIX = /\/t\/[a-z0-9-]+$/;
 export const SWEEP_AFTER_MS = 7 * 86_400_000;
 const DAY = 86_400_000;
 const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
@@ -509,9 +511,14 @@ export class SharesService {
     return `${this.o.catalogue.repo.ofAnyTenant(s.storage_id)?.name ?? s.storage_id}://${s.rel}`;
   }
 
-  /** The public address of a share (`/s/` links, `/d/` file requests). */
+  /**
+   * The public address of a share (`/s/` links, `/d/` file requests). `origin`: the request's, followed by the
+   * tenant's `/t/<slug>` prefix when the request came through one; `SERVICE_PUBLIC_URL` replaces the origin
+   * and keeps the prefix, so the link opens in the same tenant.
+   */
   urlOf(s: Pick<ShareRow, 'kind' | 'token'>, origin: string): string {
-    return `${this.o.publicUrl || origin}/${s.kind === 'drop' ? 'd' : 's'}/${s.token}`;
+    const start = this.o.publicUrl ? this.o.publicUrl + (TENANT_PREFIX.exec(origin)?.[0] ?? '') : origin;
+    return `${start}/${s.kind === 'drop' ? 'd' : 's'}/${s.token}`;
   }
 
   /** Sum of the file sizes under a shared folder, from the catalogue (a share is on a storage of its tenant). */

@@ -6,6 +6,7 @@
  */
 import type { ErrorEnvelope } from './types';
 import { authHeaders } from '../device/device-key';
+import { withBase } from '../lib/base';
 
 export class ApiError extends Error {
   readonly status: number;
@@ -82,7 +83,7 @@ export async function api<T>(path: string, opts: Options = {}): Promise<T> {
   if (opts.prefer) headers.Prefer = opts.prefer;
   let res: Response;
   try {
-    res = await fetch(withQuery(path, opts.query), {
+    res = await fetch(withBase(withQuery(path, opts.query)), {
       method,
       headers,
       credentials: 'same-origin',
@@ -106,5 +107,5 @@ export async function api<T>(path: string, opts: Options = {}): Promise<T> {
 
 /** `fetch` of a same-origin URL outside the JSON door (raw bytes), signed like `api()`; rejects only on network failure. */
 export function fetchSigned(url: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(url, { credentials: 'same-origin', ...init, headers: { ...authHeaders(), ...(init.headers as Record<string, string> | undefined) } });
+  return fetch(withBase(url), { credentials: 'same-origin', ...init, headers: { ...authHeaders(), ...(init.headers as Record<string, string> | undefined) } });
 }

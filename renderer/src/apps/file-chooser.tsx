@@ -13,15 +13,17 @@ import { listFolder } from '../files/file-api';
 import { FolderPicker } from '../files/folder-picker';
 import { FileIcon } from '../files/icons';
 import type { FileChooserProps } from './surface/widgets';
+import { withoutBase } from '../lib/base';
 
 export function AppFileChooser(p: FileChooserProps) {
-  if (p.kind === 'dir') return <FolderPicker title={p.title} start={uiPathOfRoute(location.pathname)} onPick={(d) => p.onPick([d])} onClose={p.onClose} />;
+  if (p.kind === 'dir')
+    return <FolderPicker title={p.title} start={uiPathOfRoute(withoutBase(location.pathname))} onPick={(d) => p.onPick([d])} onClose={p.onClose} />;
   return <FilePicker {...p} />;
 }
 
 function FilePicker({ title, multi, ext, onPick, onClose }: FileChooserProps) {
   const { t } = useI18n();
-  const [dir, setDir] = useState(() => uiPathOfRoute(location.pathname));
+  const [dir, setDir] = useState(() => uiPathOfRoute(withoutBase(location.pathname)));
   const [entries, setEntries] = useState<Entry[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [chosen, setChosen] = useState<string[]>([]);

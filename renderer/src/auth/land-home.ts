@@ -10,9 +10,10 @@ import { api } from '../api/client';
 import type { User } from '../api/types';
 import { navigate } from '../lib/router';
 import { routeOf } from '../lib/ui-path';
+import { withoutBase } from '../lib/base';
 
 let landed = false;
-const atTop = () => ['/', '/files', '/files/'].includes(location.pathname);
+const atTop = () => ['/', '/files', '/files/'].includes(withoutBase(location.pathname));
 
 export function useLandHome(user: Pick<User, 'role' | 'home'>): void {
   useEffect(() => {

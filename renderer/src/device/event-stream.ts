@@ -6,6 +6,7 @@
  */
 import { fetchSigned } from '../api/client';
 import { deviceKey } from './device-key';
+import { withBase } from '../lib/base';
 
 export interface Frame {
   type: string;
@@ -74,5 +75,6 @@ export function signedEventSource(url: string): Pick<EventSource, 'addEventListe
 
 /** The event stream at `url`: a paired device has no cookie, so its stream goes over fetch with the key. */
 export function openEventStream(url: string): Pick<EventSource, 'addEventListener' | 'close'> {
-  return deviceKey() ? signedEventSource(url) : new EventSource(url);
+  // fetchSigned adds the app's base path itself.
+  return deviceKey() ? signedEventSource(url) : new EventSource(withBase(url));
 }

@@ -3,22 +3,23 @@
  * The server answers every unknown path with index.html, so deep links work.
  */
 import { useEffect, useState } from 'react';
+import { withBase, withoutBase } from './base';
 
 const EVENT = 'filedock:navigate';
 
 /** Pushes `to` (or replaces the entry) and tells every usePathname hook. */
 export function navigate(to: string, replace = false): void {
-  if (to === location.pathname + location.search) return;
-  if (replace) history.replaceState(null, '', to);
-  else history.pushState(null, '', to);
+  if (to === withoutBase(location.pathname) + location.search) return;
+  if (replace) history.replaceState(null, '', withBase(to));
+  else history.pushState(null, '', withBase(to));
   window.dispatchEvent(new Event(EVENT));
 }
 
-/** The current pathname, re-rendering on navigation (links, back/forward). */
+/** The current pathname (without the app's base path), re-rendering on navigation (links, back/forward). */
 export function usePathname(): string {
-  const [p, setP] = useState(() => location.pathname);
+  const [p, setP] = useState(() => withoutBase(location.pathname));
   useEffect(() => {
-    const on = () => setP(location.pathname);
+    const on = () => setP(withoutBase(location.pathname));
     window.addEventListener('popstate', on);
     window.addEventListener(EVENT, on);
     return () => {

@@ -78,7 +78,7 @@ export class SecondStep {
     const id = sha256Hex(token);
     const c = await this.d.repo.challenge(s, id, new Date(this.d.clock()).toISOString());
     if (!c || c.purpose !== 'login') throw new AppError('mfa_expired');
-    await this.d.throttle.check(c.login, request.ip, c.user_id);
+    await this.d.throttle.check(c, request.ip, c.user_id);
     const method: MfaMethod = answer.passkey ? 'passkey' : answer.recovery_code !== undefined ? 'recovery' : 'totp';
     const ok =
       method === 'totp'
@@ -88,19 +88,19 @@ export class SecondStep {
           : await this.passkeyOk(c, c.user_id, c.webauthn_challenge, c.rp_id, rp, answer.passkey!);
     const user = await this.d.users.byId(c, c.user_id);
     if (!ok || !user) {
-      const left = await this.d.throttle.fail(c.login, request.ip, c.user_id);
+      const left = await this.d.throttle.fail(c, request.ip, c.user_id);
       await this.d.bus.emit(c, 'audit', {
         action: 'auth.mfa_failed',
         actor: user ? { id: user.id, email: user.email } : null,
         request,
         meta: { method, tries_left: left },
       });
-      if (left === 0) await this.d.throttle.check(c.login, request.ip, c.user_id);
+      if (left === 0) await this.d.throttle.check(c, request.ip, c.user_id);
       throw new AppError('mfa_invalid', { tries_left: left }, { tries_left: left });
     }
     if (!(await this.d.repo.consumeChallenge(c, id))) throw new AppError('mfa_expired');
     if (user.disabled) throw new AppError('account_disabled');
-    await this.d.throttle.succeed(c.login, c.user_id);
+    await this.d.throttle.succeed(c, c.user_id);
     return { user, method };
   }
 

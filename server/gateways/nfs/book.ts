@@ -12,6 +12,7 @@ import { parseAddressList, inList } from '../../lib/net-addr';
 import type { GatewayCore, GatewayTree } from '../index';
 import { Nfs3, NfsError } from './errors';
 import type { NfsExport, NfsExportsRepo } from './exports.repo';
+import { exportSpec } from './exports.service';
 import type { Handles } from './handles';
 import type { Staged, StagedFiles } from './writes';
 
@@ -109,10 +110,9 @@ export class ExportBook {
     const key = `${exp.id}\0${ip}`;
     const hit = this.trees.get(key);
     if (hit && Date.now() - hit.at < FRESH_MS) return hit;
-    const spec: ActorSpec = exp.key_id === null ? { kind: 'person', user_id: exp.user_id } : { kind: 'key', user_id: exp.user_id, key_id: exp.key_id };
     let actor: Actor;
     try {
-      actor = await this.restore(spec, { ip, ua: 'nfs' });
+      actor = await this.restore(exportSpec(exp), { ip, ua: 'nfs' });
     } catch {
       throw new NfsError(Nfs3.ACCES, 'the export account is disabled or its key revoked');
     }

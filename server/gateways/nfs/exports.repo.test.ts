@@ -21,6 +21,7 @@ const input = (path: string, v: Partial<NfsExportInput> = {}): NfsExportInput =>
   user_id: user,
   key_id: null,
   read_only: false,
+  tenant_id: 1,
   ...v,
 });
 

@@ -4,9 +4,10 @@
  * the gateway between changes (`version` moves on every write).
  */
 import type { NfsExportView } from '../../contract';
-import type { Db } from '../../db';
+import type { Db, TenantScope } from '../../db';
 
-export type NfsExport = NfsExportView;
+/** A stored export: what the admin sees, and the tenant of its account (the one its rights are read in). */
+export type NfsExport = NfsExportView & TenantScope;
 
 export type NfsExportInput = Omit<NfsExport, 'id' | 'created_at'>;
 

@@ -5,6 +5,8 @@
  * field at fault.
  */
 import { actorTenant, type Actor, type ActorSpec } from '../../auth';
+import type { NfsExportView } from '../../contract';
+import type { TenantScope } from '../../db';
 import { AppError } from '../../errors';
 import type { EventBus, RequestMeta } from '../../events';
 import { parseAddressList } from '../../lib/net-addr';
@@ -18,6 +20,15 @@ const PATH_FAULTS = new Set(['not_found', 'forbidden', 'permission_denied', 'bad
 const bad = (field: string, reason: string, value?: string) =>
   new AppError('validation_failed', { field, reason }, { field, reason, ...(value === undefined ? {} : { value }) });
 
+/** What the admin gives: the export's tenant is theirs, never a field. */
+type ExportFields = Omit<NfsExportInput, 'tenant_id'>;
+/** Whose rights an export's calls run with: its account (or that account's key) in the export's tenant. */
+export const exportSpec = (e: NfsExportInput): ActorSpec =>
+  e.key_id === null
+    ? { kind: 'person', user_id: e.user_id, tenant_id: e.tenant_id }
+    : { kind: 'key', user_id: e.user_id, key_id: e.key_id, tenant_id: e.tenant_id };
+const view = ({ tenant_id: _tenant, ...v }: NfsExport): NfsExportView => v;
+
 export class NfsExports {
   constructor(
     private repo: NfsExportsRepo,
@@ -26,37 +37,45 @@ export class NfsExports {
     private bus: EventBus,
   ) {}
 
-  list(): Promise<NfsExport[]> {
-    return this.repo.list();
+  /** The exports of tenant `s` (an admin sees their tenant's only). */
+  async list(s: TenantScope): Promise<NfsExportView[]> {
+    return (await this.repo.list()).filter((e) => e.tenant_id === s.tenant_id).map(view);
   }
 
-  async add(input: NfsExportInput, by: Actor): Promise<NfsExport> {
-    const e = await this.repo.add(await this.checked(input));
+  /** Adds an export in the admin's tenant: its account must be of that tenant (else `validation_failed`). */
+  async add(input: ExportFields, by: Actor): Promise<NfsExportView> {
+    const e = await this.repo.add(await this.checked({ ...input, tenant_id: actorTenant(by).tenant_id }));
     this.audit('gateway.nfs_export.add', by, e);
-    return e;
+    return view(e);
   }
 
   /**
    * Changes an export; a missing id (also one removed while the change was checked) → `not_found`. Only the
    * fields the patch names are written, so two admins changing different fields at once both keep theirs.
    */
-  async update(id: number, patch: Partial<NfsExportInput>, by: Actor): Promise<NfsExport> {
-    const now = await this.repo.get(id);
-    if (!now) throw new AppError('not_found', { id });
+  async update(id: number, patch: Partial<ExportFields>, by: Actor): Promise<NfsExportView> {
+    const now = await this.mine(id, by);
     const { id: _id, created_at: _at, ...fields } = now;
     const next = await this.checked({ ...fields, ...patch });
     const named = Object.fromEntries(Object.keys(patch).map((k) => [k, next[k as keyof NfsExportInput]])) as Partial<NfsExportInput>;
     const e = (await this.repo.update(id, named)) ? await this.repo.get(id) : null;
     if (!e) throw new AppError('not_found', { id });
     this.audit('gateway.nfs_export.update', by, e);
-    return e;
+    return view(e);
   }
 
   /** Removes an export (its clients' handles turn stale); a missing id → `not_found`. */
   async remove(id: number, by: Actor): Promise<void> {
-    const e = await this.repo.get(id);
-    if (!e || !(await this.repo.remove(id))) throw new AppError('not_found', { id });
+    const e = await this.mine(id, by);
+    if (!(await this.repo.remove(id))) throw new AppError('not_found', { id });
     this.audit('gateway.nfs_export.remove', by, e);
+  }
+
+  /** An export of the admin's tenant; another tenant's is `not_found` like a missing one. */
+  private async mine(id: number, by: Actor): Promise<NfsExport> {
+    const e = await this.repo.get(id);
+    if (!e || e.tenant_id !== actorTenant(by).tenant_id) throw new AppError('not_found', { id });
+    return e;
   }
 
   private async checked(e: NfsExportInput): Promise<NfsExportInput> {
@@ -68,7 +87,8 @@ export class NfsExports {
     if (!clients) throw bad('clients', 'at least one address or range');
     const parsed = parseAddressList(clients);
     if (parsed.bad) throw bad('clients', `not an address or range: ${parsed.bad}`, parsed.bad);
-    const spec: ActorSpec = e.key_id === null ? { kind: 'person', user_id: e.user_id } : { kind: 'key', user_id: e.user_id, key_id: e.key_id };
+    // The account is read in the export's tenant: another tenant's user or key id is no such account.
+    const spec = exportSpec(e);
     let actor: Actor;
     try {
       actor = await this.restore(spec, {});

@@ -85,5 +85,6 @@ async function signIn(core: GatewayCore, ctx: DavCtx) {
   const raw = Buffer.from(h.slice(6).trim(), 'base64').toString('utf8');
   const colon = raw.indexOf(':');
   if (colon < 0) throw new AppError('unauthenticated');
-  return core.auth.signIn(raw.slice(0, colon), raw.slice(colon + 1), { ip: ctx.state.ip, ua: ctx.state.ua || 'webdav' }, 'webdav');
+  // A plain name signs in to the tenant the host or `/t/<slug>/` prefix selected; `name@slug` to that one.
+  return core.auth.signIn(raw.slice(0, colon), raw.slice(colon + 1), { ip: ctx.state.ip, ua: ctx.state.ua || 'webdav' }, 'webdav', ctx.state.tenant);
 }

@@ -5,6 +5,7 @@
  * the XML body (bounded), the `If` header and its evaluation.
  */
 import type { ParameterizedContext } from 'koa';
+import type { TenantScope } from '../../db';
 import { AppError } from '../../errors';
 import { etagOf, type FileStat } from '../../files';
 import { treePath, type GatewayTree } from '..';
@@ -16,7 +17,8 @@ export const PREFIX = '/dav';
 /** The largest XML body accepted (PROPFIND, PROPPATCH, LOCK). */
 export const MAX_XML_BYTES = 1 << 20;
 
-export type DavCtx = ParameterizedContext<{ ip: string; loopback: boolean; ua: string }>;
+/** `tenant`: the one the host or `/t/<slug>/` prefix selected (the HTTP server's tenant middleware sets it). */
+export type DavCtx = ParameterizedContext<{ ip: string; loopback: boolean; ua: string; tenant: TenantScope }>;
 
 /** A `/dav/...` URL path (still percent-encoded) → tree path. */
 export function pathOf(urlPath: string): string {

@@ -10,7 +10,7 @@ import type { NfsExports } from '../../gateways/nfs';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
 import { validate, z } from '../validate';
-import { actor, type AppState } from '../context';
+import { actor, me, type AppState } from '../context';
 import { routeDoc } from '../openapi/route-doc';
 
 const doc = routeDoc('Admin: gateways', 'admin');
@@ -36,7 +36,7 @@ export function adminNfsRoutes(d: { exports: NfsExports; maxJsonBytes: number })
 
   r.get('/', doc({ summary: 'NFS exports' }), async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { exports: await d.exports.list() };
+    ctx.body = { exports: await d.exports.list(me(ctx)) };
   });
 
   r.post('/', doc({ summary: 'Add an NFS export', body: newExport }), async (ctx) => {

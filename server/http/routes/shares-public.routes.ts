@@ -23,7 +23,7 @@ import { filePage, ogDescription, viewKind, viewPage } from '../public/share-vie
 import { isUnfurler } from '../public/unfurlers';
 import { vaultLinkPage } from '../public/vault-link-page';
 import { vaultLinkModules } from '../public/vault-link-script';
-import { linkTenant, selfUrl } from '../context';
+import { linkOrigin, linkTenant } from '../context';
 import { mimeOf } from '../../catalogue';
 import { validate, z } from '../validate';
 import { routeDoc } from '../openapi/route-doc';
@@ -285,14 +285,14 @@ export function sharePublicRoutes(d: {
     const f = sub ? await o.files.stat({ storage_id: o.share.storage_id, rel }).catch(statOrRevokedChild) : await sharedFile(o);
     const size = f.size;
     if (d.shares.service.encrypted(o.share.storage_id, rel)) {
-      const url = selfUrl(ctx) + shareHref(o.share.token, sub, undefined);
+      const url = linkOrigin(ctx) + shareHref(o.share.token, sub, undefined);
       const modules = d.rendererDir ? await vaultLinkModules(d.rendererDir) : [];
       return vaultLinkPage(ctx, { lang: ctx.state.lang, size, download: shareHref(o.share.token, sub, dt, 'dl=1'), url, pinned: !!o.share.pin_hash, modules });
     }
     const mime = f.mime || mimeOf(f.name);
     const token = o.share.token;
     const thumb = (await thumbNode(o, rel)) ? shareHref(token, sub, dt, 'thumb=1') : null;
-    const self = selfUrl(ctx);
+    const self = linkOrigin(ctx);
     const og = o.share.pin_hash
       ? undefined
       : { title: f.name, description: ogDescription(ctx.state.lang, size, mime), url: self + shareHref(token, sub, undefined), image: thumb && self + thumb };

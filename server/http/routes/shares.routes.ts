@@ -11,7 +11,7 @@ import { splitAddresses } from '../../events';
 import { pt, publicDate, type Shares } from '../../shares';
 import { requireUser } from '../middlewares/auth';
 import { readObject } from '../middlewares/body';
-import { actor, me, selfUrl, type AppState } from '../context';
+import { actor, linkOrigin, me, type AppState } from '../context';
 import { validate, z } from '../validate';
 import { routeDoc } from '../openapi/route-doc';
 
@@ -79,12 +79,12 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
       if (ms === null || ms <= 0) throw new AppError('validation_failed', { field: 'ttl', reason: 'a duration such as 24h or 7d' }, { field: 'ttl' });
       ttlMs = ms;
     }
-    ctx.body = await service.create(actor(ctx), { ...b, ttlMs }, selfUrl(ctx));
+    ctx.body = await service.create(actor(ctx), { ...b, ttlMs }, linkOrigin(ctx));
   });
 
   r.get('/api/files/share', doc({ summary: 'My links and file requests' }), requireUser, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { shares: await service.list(actor(ctx), selfUrl(ctx)) };
+    ctx.body = { shares: await service.list(actor(ctx), linkOrigin(ctx)) };
   });
 
   r.delete('/api/files/share/:id', doc({ summary: 'Revoke a link (owner or admin)' }), requireUser, async (ctx) => {
@@ -116,7 +116,7 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
           .replace(/^.*:\/\//, '')
           .split('/')
           .pop() || service.sharePath(row),
-      url: service.urlOf(row, selfUrl(ctx)),
+      url: service.urlOf(row, linkOrigin(ctx)),
       expiry: row.expires_at ? pt(lang, 'mail.expiry', { date: publicDate(lang, row.expires_at) }) : '',
       message: b.message ? `\n${b.message}\n` : '',
     };
