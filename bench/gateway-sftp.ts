@@ -6,12 +6,17 @@
  *      `sftp -b` client at its defaults (cipher, -B buffer, -R requests in
  *      flight: what a user gets), to and from the gateway and OpenSSH's own
  *      sftp-server (a loopback sshd started here, `internal-sftp`), in
- *      interleaved pairs. Targets: upload >= 0.8x OpenSSH, download >= 1.0x.
+ *      interleaved pairs, both signed in with the same ed25519 key (each
+ *      side's sign-in time, and the gateway's by password, printed apart:
+ *      a fixed cost inside every transfer's time). Each transfer's server CPU
+ *      from /proc: the service, or sshd with the session processes it
+ *      reaped. Targets: upload >= 0.8x OpenSSH, download >= 1.0x.
  *   3. idle: the service's CPU time over IDLE_S seconds with no client and
  *      with one signed-in idle session. Target: zero.
  * Runs the built service (`dist/`, built first). SFTP_PROFILE=<dir> runs the
  * service with --cpu-prof and prints its main thread's hot functions during
- * the gateway's transfers (the idle part is then skipped).
+ * the gateway's transfers (the idle part is then skipped); SFTP_CIPHER=<name>
+ * makes both sides use that cipher.
  *
  *   npm run bench -- gateway-sftp        (BENCH_RUNS=3, BENCH_MIB=1024, IDLE_S=5, SESSIONS=100)
  */
@@ -30,13 +35,15 @@ const BYTES = Number(process.env.BENCH_MIB ?? 1024) * MiB;
 const IDLE_S = Number(process.env.IDLE_S ?? 5);
 const SESSIONS = Number(process.env.SESSIONS ?? 100);
 const PROFILE = process.env.SFTP_PROFILE;
+/** One cipher for both sides (`-c`), e.g. aes128-gcm@openssh.com; default: what the client and each server negotiate. */
+const CIPHER = process.env.SFTP_CIPHER;
 const ADMIN = { email: 'bench@example.test', password: 'bench-password-1' };
 
 /** Seconds for `sftp -b` to run `command` (a `get` or a `put`). */
-function sftpRun(port: number, command: string, auth: { key: string; user: string } | { password: string; user: string }, cipher?: string): Promise<number> {
+function sftpRun(port: number, command: string, auth: { key: string; user: string } | { password: string; user: string }): Promise<number> {
   const args = [
     '-q',
-    ...(cipher ? ['-c', cipher] : []),
+    ...(CIPHER ? ['-c', CIPHER] : []),
     '-b',
     '-',
     '-P',
@@ -63,11 +70,10 @@ function sftpRun(port: number, command: string, auth: { key: string; user: strin
   });
 }
 
-const sftpGet = (port: number, remote: string, auth: Parameters<typeof sftpRun>[2], cipher?: string) => sftpRun(port, `get ${remote} /dev/null`, auth, cipher);
-
-const cpuSeconds = (pid: number) => {
+/** CPU seconds of `pid` (user + system), with its reaped children's when `children`. */
+const cpuSeconds = (pid: number, children = false) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
+  return (Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)) / 100;
 };
 
 async function main(): Promise<void> {
@@ -93,6 +99,12 @@ async function main(): Promise<void> {
       body: JSON.stringify({ name: 'Bench', driver: 'local', config: { path: dir }, sync_interval: '24h' }),
     });
     if (!st.ok) throw new Error(await st.text());
+    const key = await fetch(`${svc.url}/api/auth/ssh-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ public_key: readFileSync(`${sshd.clientKeyPath}.pub`, 'utf8').trim() }),
+    });
+    if (!key.ok) throw new Error(await key.text());
     // Sessions first, on a fresh service: after a 1 GiB transfer the heap has room to spare and would hide their cost.
     await sleep(500);
     const rss0 = svc.rssMb();
@@ -115,41 +127,57 @@ async function main(): Promise<void> {
     // Warm the page cache so both servers read from memory.
     execFileSync('sh', ['-c', 'cat "$1" > /dev/null', 'sh', join(dir, 'big.bin')]);
     const anchor = { key: sshd.clientKeyPath, user: sshd.user };
-    const gw = { password: ADMIN.password, user: ADMIN.email };
+    const gw = { key: sshd.clientKeyPath, user: ADMIN.email };
+    const sshdPid = Number(execFileSync('pgrep', ['-of', join(sshd.dir, 'sshd_config')], { encoding: 'utf8' }).trim());
+    // Sign-in alone (a batch of one `pwd`): the fixed cost every transfer below carries.
+    const signIns: Record<string, number[]> = { 'OpenSSH, key': [], 'gateway, key': [], 'gateway, password': [] };
+    for (let i = 0; i < 3; i++) {
+      signIns['OpenSSH, key'].push(await sftpRun(sshd.port, 'pwd', anchor));
+      signIns['gateway, key'].push(await sftpRun(sftpPort, 'pwd', gw));
+      signIns['gateway, password'].push(await sftpRun(sftpPort, 'pwd', { password: ADMIN.password, user: ADMIN.email }));
+    }
+    console.log(
+      `sign-in and one request, medians of 3: ${Object.entries(signIns)
+        .map(([k, xs]) => `${k} ${(median(xs) * 1000).toFixed(0)} ms`)
+        .join(', ')}`,
+    );
     // What a user gets: the client's default cipher, buffer size (-B) and requests in flight (-R); each pair interleaved.
-    const rows: Record<string, number[]> = {
-      'upload, OpenSSH sftp-server': [],
-      'upload, gateway': [],
-      'download, OpenSSH sftp-server': [],
-      'download, gateway': [],
-    };
+    const rows: Record<string, { s: number[]; cpu: number[] }> = {};
+    for (const k of ['upload, OpenSSH sftp-server', 'upload, gateway', 'download, OpenSSH sftp-server', 'download, gateway']) rows[k] = { s: [], cpu: [] };
     const load0 = loadavg()[0];
     const windows: Array<[number, number]> = [];
-    const gateway = async (command: string) => {
+    /** Runs `command` against one side; records its seconds and that server's CPU seconds. */
+    const measure = async (row: string, command: string) => {
+      const gateway = row.endsWith('gateway');
+      const cpu = () => (gateway ? cpuSeconds(svc.proc.pid!) : cpuSeconds(sshdPid, true));
+      const c0 = cpu();
       const t0 = monotonicUs();
-      const s = await sftpRun(sftpPort, command, gw);
-      windows.push([t0, monotonicUs()]);
-      return s;
+      rows[row].s.push(await sftpRun(gateway ? sftpPort : sshd.port, command, gateway ? gw : anchor));
+      if (gateway) windows.push([t0, monotonicUs()]);
+      // sshd reaps the session process just after the client exits.
+      if (!gateway) await sleep(200);
+      rows[row].cpu.push(cpu() - c0);
     };
     for (let i = 0; i < RUNS; i++) {
-      rows['upload, OpenSSH sftp-server'].push(await sftpRun(sshd.port, `put ${join(dir, 'big.bin')} ${join(dir, `up-a${i}.bin`)}`, anchor));
+      await measure('upload, OpenSSH sftp-server', `put ${join(dir, 'big.bin')} ${join(dir, `up-a${i}.bin`)}`);
       rmSync(join(dir, `up-a${i}.bin`));
-      rows['upload, gateway'].push(await gateway(`put ${join(dir, 'big.bin')} /Bench/up-g${i}.bin`));
+      await measure('upload, gateway', `put ${join(dir, 'big.bin')} /Bench/up-g${i}.bin`);
       rmSync(join(dir, `up-g${i}.bin`));
-      rows['download, OpenSSH sftp-server'].push(await sftpGet(sshd.port, join(dir, 'big.bin'), anchor));
-      rows['download, gateway'].push(await gateway('get /Bench/big.bin /dev/null'));
+      await measure('download, OpenSSH sftp-server', `get ${join(dir, 'big.bin')} /dev/null`);
+      await measure('download, gateway', 'get /Bench/big.bin /dev/null');
     }
     const mbps = (sec: number) => Math.round(BYTES / sec / 1e6);
     table(
       `SFTP transfers of ${BYTES / MiB} MiB with OpenSSH's sftp client (defaults) over loopback, ${RUNS} interleaved runs (load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
       Object.entries(rows).map(([server, xs]) => ({
         server,
-        'median s': median(xs).toFixed(2),
-        'MB/s': mbps(median(xs)),
-        runs: xs.map((x) => x.toFixed(2)).join(' '),
+        'median s': median(xs.s).toFixed(2),
+        'MB/s': mbps(median(xs.s)),
+        runs: xs.s.map((x) => x.toFixed(2)).join(' '),
+        'server CPU s': median(xs.cpu).toFixed(2),
       })),
     );
-    const ratio = (what: string) => median(rows[`${what}, OpenSSH sftp-server`]) / median(rows[`${what}, gateway`]);
+    const ratio = (what: string) => median(rows[`${what}, OpenSSH sftp-server`].s) / median(rows[`${what}, gateway`].s);
     console.log(`\nupload gateway / OpenSSH: ${ratio('upload').toFixed(2)}x (target >= 0.8x) ${ratio('upload') >= 0.8 ? 'PASS' : 'FAIL'}`);
     console.log(`download gateway / OpenSSH: ${ratio('download').toFixed(2)}x (target >= 1.0x) ${ratio('download') >= 1 ? 'PASS' : 'FAIL'}`);
     if (PROFILE) {
