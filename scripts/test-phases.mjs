@@ -15,6 +15,8 @@ export const SQLITE_ONLY = ['test/http/db-lock.test.ts', 'test/cli/migrate-to.te
 export const POSTGRES_SUITES = [
   // The listing's page SQL and entry JSON per dialect (listing.repo pageSql, entry.ts), trigram search, the search index upsert.
   'test/http/files.test.ts',
+  // Every route's tenant scope (docs/tenants.md, step 3): each repository's statements per dialect, through the whole route table.
+  'test/http/tenants-isolation.test.ts',
   // The same entry JSON with the lock join (entryJsonSql withLocks).
   'test/http/locks.test.ts',
   // Public link download caps: stream slots on the pool, released before a refusal answers.

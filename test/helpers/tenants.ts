@@ -22,7 +22,11 @@ export function onHost(s: TestServer, host: string) {
       const headers: Record<string, string> = { host: `${host}:${port}` };
       if (o.token) headers.authorization = `Bearer ${o.token}`;
       if (o.cookie) headers.cookie = o.cookie;
-      if (payload !== undefined) headers['content-type'] = 'application/json';
+      if (payload !== undefined) {
+        headers['content-type'] = 'application/json';
+        // node:http sends a DELETE's body without a length (no chunking by default for it): the server would read it as the next request.
+        headers['content-length'] = String(Buffer.byteLength(payload));
+      }
       const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
