@@ -59,13 +59,13 @@ export class TenantRecordsRepo {
 
   /** Every tenant, in id order (tenant 1 is always there: the migration seeds it). */
   async all(): Promise<TenantRecord[]> {
-    const rows = await this.db.async.all(this.db.k.selectFrom('tenants').selectAll().orderBy('id'));
+    const rows = await this.db.async.all(this.db.k.selectFrom('tenants').selectAll().where('deleted_at', 'is', null).orderBy('id'));
     return rows.map((r) => recordOf(r as Stored));
   }
 
   /** One tenant, or undefined. */
   async byId(id: number): Promise<TenantRecord | undefined> {
-    const r = await this.db.async.first(this.db.k.selectFrom('tenants').selectAll().where('id', '=', id));
+    const r = await this.db.async.first(this.db.k.selectFrom('tenants').selectAll().where('id', '=', id).where('deleted_at', 'is', null));
     return r ? recordOf(r as Stored) : undefined;
   }
 
@@ -93,8 +93,8 @@ export class TenantRecordsRepo {
       ...(patch.name !== undefined && { name: patch.name }),
       ...(patch.status !== undefined && { status: patch.status }),
     };
-    const exists = k.selectFrom('tenants').select('id').where('id', '=', id);
-    const update = k.updateTable('tenants').set(set).where('id', '=', id);
+    const exists = k.selectFrom('tenants').select('id').where('id', '=', id).where('deleted_at', 'is', null);
+    const update = k.updateTable('tenants').set(set).where('id', '=', id).where('deleted_at', 'is', null);
     return this.db.async.unit(function* (tx): Unit<boolean> {
       if (taken && (yield* tx.first(taken))) return false;
       if (Object.keys(set).length === 0) return !!(yield* tx.first(exists));
@@ -102,11 +102,21 @@ export class TenantRecordsRepo {
     });
   }
 
-  /** Deletes a tenant and its people, groups, roles, sessions, keys and second factors in one unit; false when gone. */
+  /**
+   * Deletes a tenant's people, groups, roles, sessions, keys and second factors in one unit, and leaves its
+   * row as a tombstone (no slug, name or host names of its own): SQLite hands a deleted row's id to the next
+   * insert, and a new tenant must never inherit the rows other modules still hold under the old id (its audit
+   * log, notifications, ops). False when gone.
+   */
   async remove(id: number): Promise<boolean> {
     const k = this.db.k;
     const rows = IDENTITY_TABLES.map((table) => k.deleteFrom(table).where('tenant_id', '=', id));
-    const tenant = k.deleteFrom('tenants').where('id', '=', id);
+    // `~` is no DNS label's: the tombstone's slug is never a live tenant's.
+    const tenant = k
+      .updateTable('tenants')
+      .set({ deleted_at: new Date().toISOString(), slug: `~deleted-${id}`, name: '', hostnames: '[]', quotas: '{}', branding: '{}' })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null);
     return this.db.async.unit(function* (tx): Unit<boolean> {
       for (const q of rows) yield* tx.run(q);
       return (yield* tx.run(tenant)) > 0;

@@ -40,6 +40,8 @@ export interface TenantsTable {
   name: string;
   hostnames: Generated<string>;
   status: Generated<'active' | 'suspended'>;
+  /** Set: a tombstone keeping its id from being reused (auth's TenantRecordsRepo.remove). */
+  deleted_at: string | null;
   quotas: Generated<string>;
   branding: Generated<string>;
   created_at: string;

@@ -137,5 +137,25 @@ describe('tenants: platform routes', () => {
     assert.equal((await s.api('GET', '/t/gamma/api/auth/me')).status, 404, 'its prefix is gone');
     const [{ n }] = await s.server.db.async.sql<{ n: number | string }>('SELECT COUNT(*) AS n FROM users WHERE tenant_id = ?', [t.id]);
     assert.equal(Number(n), 0, 'its people went with it');
+
+    // Its id is never given again (SQLite reuses a deleted row's id): a new tenant must not inherit what other
+    // modules keep under it, such as an audit row written in it.
+    await s.server.db.async.sql("INSERT INTO audit (tenant_id, ts, action) VALUES (?, ?, 'gamma.left')", [t.id, new Date().toISOString()]);
+    const next = await s.api('POST', '/api/platform/tenants', {
+      token: operator,
+      body: { slug: 'gamma', name: 'Gamma again', hostnames: ['gamma.example.test'], admin: { email: 'root@gamma.test', password: 'gamma-password-2' } },
+    });
+    assert.equal(next.status, 201, JSON.stringify(next.body));
+    assert.ok(next.body.tenant.id > t.id, `a new id: ${next.body.tenant.id} after ${t.id}`);
+    assert.deepEqual(
+      (await s.api('GET', '/api/platform/tenants', { token: operator })).body.tenants.map((x: { slug: string }) => x.slug),
+      ['default', 'beta', 'gamma'],
+      'the deleted one is not listed; its slug and host name are free again',
+    );
+    const root = await gamma('POST', '/api/auth/login', { body: { email: 'root@gamma.test', password: 'gamma-password-2' } });
+    assert.equal(root.status, 200, JSON.stringify(root.body));
+    const log = await gamma('GET', '/api/admin/audit?limit=200', { token: root.body.token });
+    assert.equal(log.status, 200, JSON.stringify(log.body));
+    assert.ok(!JSON.stringify(log.body).includes('gamma.left'), 'the old tenant’s audit row is not the new one’s');
   });
 });

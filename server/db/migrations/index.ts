@@ -57,6 +57,7 @@ import { shareTombstonesTenant } from './20261207080100-share-tombstones-tenant'
 import { opsDedupPerTenant } from './20261207110200-ops-dedup-per-tenant';
 import { platformOperator } from './20261207110300-platform-operator';
 import { nodesTenant } from './20261207150100-nodes-tenant';
+import { tenantTombstones } from './20261207160000-tenant-tombstones';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -113,6 +114,7 @@ export const MIGRATIONS: Migration[] = [
   opsDedupPerTenant,
   platformOperator,
   nodesTenant,
+  tenantTombstones,
 ];
 
 export type { Migration } from './types';
