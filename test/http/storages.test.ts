@@ -309,7 +309,7 @@ describe('first-boot seeding and fsnotify', () => {
       let row;
       for (let i = 0; i < 100 && !row; i++) {
         await sleep(50);
-        row = await s.server.catalogue.nodes.get(st.id, 'dropped in.txt');
+        row = await s.server.catalogue.nodes.get(s.server.catalogue.storageOf(st.id), 'dropped in.txt');
       }
       assert.ok(row, 'the watcher revalidated the folder');
       assert.equal(row!.size, 5);
