@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Lang } from '../../lib/i18n';
 import type { Ctx } from '../context';
+import { underBase } from './under-base';
 
 /** Escapes text for HTML element content and quoted attribute values. */
 export function esc(v: unknown): string {
@@ -88,11 +89,13 @@ function ogTags(og: OpenGraph): string {
  */
 export function sendPage(ctx: Ctx, o: PageOptions): void {
   const nonce = randomBytes(16).toString('base64');
-  const html =
+  const html = underBase(
     `<!doctype html><html lang="${o.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<meta name="robots" content="noindex,nofollow">${o.og ? ogTags(o.og) : ''}<title>${esc(o.title)}</title><style nonce="${nonce}">${CSS}</style></head>` +
-    `<body><main>${o.body}</main>${o.script ? `<script nonce="${nonce}">${o.script}</script>` : ''}` +
-    `${(o.modules ?? []).map((src) => `<script type="module" nonce="${nonce}" src="${esc(src)}"></script>`).join('')}</body></html>`;
+      `<meta name="robots" content="noindex,nofollow">${o.og ? ogTags(o.og) : ''}<title>${esc(o.title)}</title><style nonce="${nonce}">${CSS}</style></head>` +
+      `<body><main>${o.body}</main>${o.script ? `<script nonce="${nonce}">${o.script}</script>` : ''}` +
+      `${(o.modules ?? []).map((src) => `<script type="module" nonce="${nonce}" src="${esc(src)}"></script>`).join('')}</body></html>`,
+    ctx.state.tenantBase,
+  );
   publicHeaders(ctx);
   ctx.set(
     'Content-Security-Policy',
