@@ -104,7 +104,10 @@ test('tenants: another tenant’s conversation, steps and choice are neither fou
   assert.equal(await repo.get(T2, kai, mine.id), undefined);
   assert.equal(await repo.get(T1, ann, theirs.id), undefined);
   assert.deepEqual(await repo.list(T2, kai), []);
-  assert.deepEqual((await repo.list(T2, ann)).map((c) => c.id), [theirs.id]);
+  assert.deepEqual(
+    (await repo.list(T2, ann)).map((c) => c.id),
+    [theirs.id],
+  );
   await repo.saveMessages({ ...mine, tenant_id: 2 }, [{ role: 'user', content: 'forged' }]);
   assert.equal((await repo.get(T1, kai, mine.id))?.messages, '[]', 'a save naming another tenant changes nothing');
   assert.equal(await repo.delete(T2, kai, mine.id), 0);

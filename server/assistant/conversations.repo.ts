@@ -80,13 +80,13 @@ export class ConversationsRepo {
   async addStep(
     c: ConversationRef,
     s: {
-    tool_call_id: string;
-    tool: string;
-    input: unknown;
-    status: StepRow['status'];
-    undo?: UndoPlan;
-    result?: string;
-  },
+      tool_call_id: string;
+      tool: string;
+      input: unknown;
+      status: StepRow['status'];
+      undo?: UndoPlan;
+      result?: string;
+    },
   ): Promise<StepRow> {
     const row: Omit<StepRow, 'tenant_id'> = {
       id: newId('step'),
@@ -142,7 +142,9 @@ export class ConversationsRepo {
   /** Whether this person asked to confirm every change (false when never set, or set in another tenant). */
   async confirmAll(s: TenantScope, userId: number): Promise<boolean> {
     return !!(
-      await this.db.async.first(this.db.k.selectFrom('assistant_prefs').select('confirm_all').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId))
+      await this.db.async.first(
+        this.db.k.selectFrom('assistant_prefs').select('confirm_all').where('tenant_id', '=', s.tenant_id).where('user_id', '=', userId),
+      )
     )?.confirm_all;
   }
 

@@ -47,7 +47,10 @@ describe('tenants: the assistant and the vault', () => {
       cleanups.push(root.cleanup);
       writeFileSync(join(root.dir, 'shared.txt'), `${slug} text`);
       if (slug === 'beta') writeFileSync(join(root.dir, 'beta-only.txt'), 'beta secret');
-      ok(await on('POST', '/api/admin/storages', { token, body: { name: 'Docs', driver: 'local', rbac_enabled: false, config: { path: root.dir } } }), 'storage');
+      ok(
+        await on('POST', '/api/admin/storages', { token, body: { name: 'Docs', driver: 'local', rbac_enabled: false, config: { path: root.dir } } }),
+        'storage',
+      );
       const me = ok(await on('GET', '/api/auth/me', { token }), 'me').user.id as number;
       t[slug] = { id, on, token, me };
     }
@@ -63,7 +66,10 @@ describe('tenants: the assistant and the vault', () => {
   });
 
   test('assistant: another tenant’s conversation and step answer like missing ones; choices and the sweep stay in their tenant', async () => {
-    script.turns.push(() => calls(call('mkdir', { path: '/Docs/made-by-beta' })), () => say('Done.'));
+    script.turns.push(
+      () => calls(call('mkdir', { path: '/Docs/made-by-beta' })),
+      () => say('Done.'),
+    );
     const made = await chat('beta', { message: 'make a folder' });
     const [step] = ofType(made.events, 'step');
     assert.equal(step?.status, 'done', JSON.stringify(made));
@@ -115,9 +121,7 @@ describe('tenants: the assistant and the vault', () => {
     const key = ok(await alpha.on('POST', '/api/auth/keys', { token: alpha.token, body: { name: 'agent', verbs: ['files:read', 'ai.use'] } }), 'alpha key')
       .token as string;
     const c = new Client({ name: 'tenant-agent', version: '1.0.0' });
-    await c.connect(
-      new StreamableHTTPClientTransport(new URL(`${s.url}/t/alpha/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
-    );
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${s.url}/t/alpha/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
     clients.push(c);
     const text = (r: any) => (r.content as Array<{ text: string }>)[0].text;
     const listed = text(await c.callTool({ name: 'list', arguments: { path: '/Docs' } }));

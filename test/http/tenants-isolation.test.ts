@@ -152,7 +152,10 @@ describe('tenants: isolation over every route', () => {
       .id as number;
     const me = ok(await beta('GET', '/api/auth/me', { token: bToken }), 'beta me').user.id as number;
     ok(
-      await beta('PUT', `/api/vault/folders/${b.folder}/members`, { token: bToken, body: { key_version: 1, members: [{ user_id: me, wrapped_key: b64u(125) }] } }),
+      await beta('PUT', `/api/vault/folders/${b.folder}/members`, {
+        token: bToken,
+        body: { key_version: 1, members: [{ user_id: me, wrapped_key: b64u(125) }] },
+      }),
       'beta folder key',
     );
   }
