@@ -115,7 +115,7 @@ export class VaultService {
 
   /** People of the caller's tenant with a vault (the caller excluded). */
   async people(p: Person, q: string): Promise<Array<{ id: number; name: string; display_name: string; public_key: string }>> {
-    return (await this.d.repo.people(p, p.id, q, 20)).map((p) => ({ id: p.id, name: p.username, display_name: p.username, public_key: p.public_key }));
+    return (await this.d.repo.people(p, p.id, q, 20)).map((r) => ({ id: r.id, name: r.username, display_name: r.username, public_key: r.public_key }));
   }
 
   /**
