@@ -156,7 +156,11 @@ export function createCatalogue(o: CatalogueOptions) {
   });
   volumes = new VolumeWatch(repo, drivers, syncer, o.bus, o.log, o.volumeProbe === undefined ? volumeProbe() : o.volumeProbe);
   // Encrypted folders are checked from memory on every request (like locks): started by the composition root.
-  const roots = new EncryptedRoots(o.db, (m, e) => o.log.warn(m, e));
+  const roots = new EncryptedRoots(
+    o.db,
+    (m, e) => o.log.warn(m, e),
+    () => repo.tenants(),
+  );
   const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, {
     demo: o.demo,
     warn: (m) => o.log.warn(m),

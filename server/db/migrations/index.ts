@@ -58,6 +58,7 @@ import { opsDedupPerTenant } from './20261207110200-ops-dedup-per-tenant';
 import { platformOperator } from './20261207110300-platform-operator';
 import { nodesTenant } from './20261207150100-nodes-tenant';
 import { tenantTombstones } from './20261207160000-tenant-tombstones';
+import { assistantVaultTenant } from './20261207180200-assistant-vault-tenant';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -115,6 +116,7 @@ export const MIGRATIONS: Migration[] = [
   platformOperator,
   nodesTenant,
   tenantTombstones,
+  assistantVaultTenant,
 ];
 
 export type { Migration } from './types';
