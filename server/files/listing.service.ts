@@ -5,7 +5,6 @@
  * storages. Pages come as pre-serialised JSON (see ListingRepo), cached until
  * the folder changes (see PageCache).
  */
-import { Readable } from 'node:stream';
 import { etagOf, presentNode, stampThumbs } from './entry';
 import type { Catalogue, Level, NodeRow, StorageRow } from '../catalogue';
 import type { Entry } from '../storage';
@@ -51,9 +50,13 @@ const ENTRIES_FIRST_LOOK_MS = 15_000;
 /** Cached pages carry signed thumbnail URLs: re-sign at least hourly (stamps live a day). */
 const STAMP_EPOCH_MS = 3_600_000;
 
-/** A listing response body; `encoding` when it is a compressed copy (its Content-Encoding). */
+/**
+ * A listing response body: one buffer, or pieces to send back to back (an indexed page's entries are a
+ * slice of its folder's index: copying them into one buffer per request was the main allocation of a
+ * listing under load); `encoding` when it is a compressed copy (its Content-Encoding).
+ */
 export interface ListingBody {
-  body: Buffer | Readable;
+  body: Buffer | Buffer[];
   encoding?: PageEncoding;
 }
 
@@ -83,12 +86,12 @@ export class ListingService {
   }
 
   /**
-   * The response body (listing JSON, a buffer or a stream of it) of a page of the folder at `path`,
+   * The response body (listing JSON, a buffer or its pieces) of a page of the folder at `path`,
    * the page's compressed copy in `encoding` (the best the client accepts) once one was made (see CompressedPages);
    * `not_found` for a missing or hidden path, `forbidden` without access.
    */
   async list(fa: ActorFiles, input: ListInput, encoding?: PageEncoding): Promise<ListingBody> {
-    const plain = (body: Buffer | Readable): ListingBody => ({ body });
+    const plain = (body: Buffer | Buffer[]): ListingBody => ({ body });
     if (input.path.replace(/^\/+/, '') === '') return plain(Buffer.from(listingJson(this.storages(fa, input))));
     const { storage, rel, level, passage, passages } = await this.folder(fa, input.path);
     const marks = this.encryptedMarks(storage.id, rel);
@@ -166,7 +169,7 @@ export class ListingService {
     if (ix && 'entries' in ix) {
       const pieces = listingPieces({ ...shown, total: ix.total, next_cursor: ix.next && encodeCursor(input.sort, desc, ix.next) }, ix.entries);
       if (encoding) this.compressed.offer(storage.id, rel, key, encoding, pieces);
-      return plain(streamOf(pieces));
+      return plain(pieces);
     }
     const hit = this.cache.get(storage.id, rel, key);
     if (hit) {
@@ -328,17 +331,6 @@ function listingPieces(l: Omit<Listing, 'entriesJson'>, entries: Buffer[]): Buff
     ...entries,
     Buffer.from(`,"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`),
   ];
-}
-
-/** Pieces sent as they are (a copy into one buffer per request was the main allocation of a listing under load). */
-function streamOf(pieces: Buffer[]): Readable {
-  let i = 0;
-  return new Readable({
-    read() {
-      while (i < pieces.length) if (!this.push(pieces[i++])) return;
-      this.push(null);
-    },
-  });
 }
 
 /** Opaque cursor: base64url of the sort it belongs to and the last row's keys. */
