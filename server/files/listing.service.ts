@@ -12,7 +12,7 @@ import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { baseName, joinRel, parentRel, uiPath } from '../lib/paths';
 import type { FileEntry } from '../contract';
-import { ListingRepo, type Keyset, type SortField } from './listing.repo';
+import { ListingRepo, type FolderProbe, type Keyset, type SortField } from './listing.repo';
 import type { PageSeek } from './folder-index';
 import { PageCache } from './page-cache';
 import { CompressedPages, type PageEncoding } from './compressed-pages';
@@ -47,6 +47,8 @@ const FIRST_LOOK_MS = 300;
  * so a really empty one costs one look.
  */
 const ENTRIES_FIRST_LOOK_MS = 15_000;
+/** Folder probes kept in memory (see `probe`); past it they are all forgotten (one Map, like the syncer's checks). */
+const MAX_PROBES = 10_000;
 /** Cached pages carry signed thumbnail URLs: re-sign at least hourly (stamps live a day). */
 const STAMP_EPOCH_MS = 3_600_000;
 
@@ -63,6 +65,8 @@ export interface ListingBody {
 export class ListingService {
   private cache = new PageCache<{ body: Buffer; bytes: number }>();
   private compressed = new CompressedPages();
+  /** Known folders' probes, by `storage:rel`, with the generations they were read at (see `probe`). */
+  private probes = new Map<string, { stamp: string; probe: FolderProbe }>();
 
   /** `stamp` signs thumbnail URLs (from the thumbnails module); without it `thumb_url` stays a bare path. */
   constructor(
@@ -83,6 +87,7 @@ export class ListingService {
     this.cache.clear();
     this.compressed.clear();
     this.repo.indexes.clear();
+    this.probes.clear();
   }
 
   /**
@@ -224,7 +229,7 @@ export class ListingService {
   private async folder(fa: ActorFiles, path: string | Place, entries = false) {
     const t = fa.target(path, 'viewer', { passage: true });
     const { storage, rel } = t;
-    let probe = await this.repo.probe(storage, rel);
+    let probe = await this.probe(storage, rel);
     const whole = probe.type === 'file' || (probe.filled && this.cat.syncer.listed(storage.id, rel));
     const wait = entries ? (whole ? 0 : ENTRIES_FIRST_LOOK_MS) : probe.known ? 0 : FIRST_LOOK_MS;
     await this.cat.syncer.revalidate(storage.id, rel, wait).catch(() => undefined);
@@ -236,6 +241,27 @@ export class ListingService {
       else if (probe.type !== 'dir') throw new AppError('not_found', { path: shown }, { reason: 'not a folder' });
     }
     return t;
+  }
+
+  /**
+   * The folder's probe (ListingRepo.probe: a query per listing, 2.5 % of a listing's CPU under load), from
+   * memory while neither the folder's generation nor its parent's changed since it was read: its own row
+   * is a row of its parent's listing and its children are its own, so every write that can change the
+   * answer bumps one of the two (a removal or move bumps the whole storage's; see PageCache). A folder the
+   * catalogue does not know is asked each time (its first look may catalogue it meanwhile).
+   */
+  private async probe(storage: StorageRow, rel: string): Promise<FolderProbe> {
+    const key = `${storage.id}:${rel}`;
+    // Taken before the query: a change landing while it runs leaves the answer stale, never served again.
+    const stamp = `${this.cache.stampOf(storage.id, rel)}/${this.cache.stampOf(storage.id, parentRel(rel))}`;
+    const hit = this.probes.get(key);
+    if (hit?.stamp === stamp) return hit.probe;
+    const probe = await this.repo.probe(storage, rel);
+    if (probe.known) {
+      if (this.probes.size >= MAX_PROBES) this.probes.clear();
+      this.probes.set(key, { stamp, probe });
+    }
+    return probe;
   }
 
   /**
