@@ -65,7 +65,7 @@ export interface ListingBody {
 export class ListingService {
   private cache = new PageCache<{ body: Buffer; bytes: number }>();
   private compressed = new CompressedPages();
-  /** Known folders' probes, by `storage:rel`, with the generations they were read at (see `probe`). */
+  /** Known folders' probes, by storage and folder, with the generations they were read at (see `probe`). */
   private probes = new Map<string, { stamp: string; probe: FolderProbe }>();
 
   /** `stamp` signs thumbnail URLs (from the thumbnails module); without it `thumb_url` stays a bare path. */
@@ -251,7 +251,8 @@ export class ListingService {
    * catalogue does not know is asked each time (its first look may catalogue it meanwhile).
    */
   private async probe(storage: StorageRow, rel: string): Promise<FolderProbe> {
-    const key = `${storage.id}:${rel}`;
+    // The uid too: a storage removed and added again may get the same id (its rows went with it).
+    const key = `${storage.id}:${storage.uid}:${rel}`;
     // Taken before the query: a change landing while it runs leaves the answer stale, never served again.
     const stamp = `${this.cache.stampOf(storage.id, rel)}/${this.cache.stampOf(storage.id, parentRel(rel))}`;
     const hit = this.probes.get(key);
