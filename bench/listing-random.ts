@@ -63,8 +63,11 @@ end`;
 async function serverBuckets(url: string): Promise<Map<number, number>> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const out = new Map<number, number>();
-  for (const m of text.matchAll(/^filedock_http_request_duration_seconds_bucket\{[^}]*route="\/api\/files\/manager"[^}]*le="([^"]+)"\} (\d+)/gm))
-    out.set(m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2]));
+  // Labels in any order (prom-client writes `le` first).
+  for (const [, labels, n] of text.matchAll(/^filedock_http_request_duration_seconds_bucket\{([^}]*)\} (\d+)/gm)) {
+    const le = labels.match(/le="([^"]+)"/)?.[1];
+    if (le && labels.includes('route="/api/files/manager"')) out.set(le === '+Inf' ? Infinity : Number(le), Number(n));
+  }
   return out;
 }
 
