@@ -63,6 +63,12 @@ export const SCOPED = [
   'nodes',
   'node_removals',
   'text_extracts',
+  'app_plugins',
+  'app_plugin_kv',
+  'app_plugin_lock_tokens',
+  'app_plugin_wakeups',
+  'app_plugin_schedule_runs',
+  'app_plugin_licenses',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
@@ -76,12 +82,6 @@ export const TENANT_OWNED = [
   'assistant_conversations',
   'assistant_steps',
   'assistant_prefs',
-  'app_plugins',
-  'app_plugin_kv',
-  'app_plugin_lock_tokens',
-  'app_plugin_wakeups',
-  'app_plugin_schedule_runs',
-  'app_plugin_licenses',
   'vaults',
   'encrypted_folders',
   'encrypted_folder_keys',

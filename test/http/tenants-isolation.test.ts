@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { sshKeyLine, tempDir } from '../helpers/tools';
 import { addTenantRow, onHost, type HostAnswer } from '../helpers/tenants';
+import { buildAppPackage, publisherKey, sampleManifest } from '../helpers/app-package';
 
 const ALPHA = 'alpha.example.test';
 const BETA = 'beta.example.test';
@@ -29,21 +30,21 @@ const B_SECRET = `beta-secret-${R}`;
 const B_PERSON = `only-beta-${R}@example.test`;
 const MISSING_ID = 987654321;
 const BETA_HOOK = `http://127.0.0.1:9/beta-hook-${R}`;
+const BETA_APP = `beta-app-${R}`;
+const BETA_APP_SETTING = `beta-app-setting-${R}`;
 
 /** Route parameters and id fields with no beta thing made here, and why; each is filled with a missing value on both sides. */
 const NOT_SCOPED = 'its cluster is not scoped by tenant yet (docs/tenants.md, "Step 1: what is left"): a beta thing joins this suite with it';
 const NOT_AN_ID = 'not the id of a tenant’s row';
+const APPS_INSTALLATION = 'the installation’s, the platform operator’s (docs/tenants.md, "Step 1: apps"): supertenant_only to a tenant admin';
 const NO_BETA_THING: Record<string, string> = {
-  '/api/admin/app-plugins/apps/:id id': NOT_SCOPED,
-  '/api/admin/app-plugins/apps/:id/license id': NOT_SCOPED,
-  '/api/admin/app-plugins/apps/:id/package id': NOT_SCOPED,
-  '/api/admin/app-plugins/keys/:id id': NOT_SCOPED,
-  '/api/admin/app-plugins/license-revocations license_id': NOT_SCOPED,
-  '/api/admin/app-plugins/license-revocations/:id id': NOT_SCOPED,
-  '/api/admin/app-plugins/store-keys/:id id': NOT_SCOPED,
-  '/api/admin/app-store/stores/:id id': NOT_SCOPED,
-  '/api/admin/app-store/stores/:id/media id': NOT_SCOPED,
-  '/api/admin/app-store/stores/:id/refresh id': NOT_SCOPED,
+  '/api/admin/app-plugins/keys/:id id': APPS_INSTALLATION,
+  '/api/admin/app-plugins/license-revocations license_id': APPS_INSTALLATION,
+  '/api/admin/app-plugins/license-revocations/:id id': APPS_INSTALLATION,
+  '/api/admin/app-plugins/store-keys/:id id': APPS_INSTALLATION,
+  '/api/admin/app-store/stores/:id id': APPS_INSTALLATION,
+  '/api/admin/app-store/stores/:id/media id': APPS_INSTALLATION,
+  '/api/admin/app-store/stores/:id/refresh id': APPS_INSTALLATION,
   '/api/admin/replica/rules/:id id': NOT_SCOPED,
   '/api/admin/replication-targets/:id id': NOT_SCOPED,
   '/api/admin/storages replica_target_id': NOT_SCOPED,
@@ -129,6 +130,22 @@ describe('tenants: isolation over every route', () => {
     return { id, on, token, storage: st.id as number, root: root.dir };
   }
 
+  /**
+   * Apps (docs/tenants.md, "Step 1: apps"): the operator trusts a publisher (the installation's list), and beta's
+   * admin installs an app of its own through beta's prefix (a package is a raw body, which onHost does not send)
+   * and gives it settings. Answers the app's id.
+   */
+  async function appsOfBeta(token: string): Promise<string> {
+    const key = publisherKey('beta-publisher');
+    const operator = await s.login();
+    ok(await s.api('POST', '/api/admin/app-plugins/keys', { token: operator, body: key.trusted }), 'the operator trusts the publisher');
+    const pkg = await buildAppPackage({ key, manifest: sampleManifest({ id: BETA_APP, publisher: key.publisher, permissions: ['storage'] }) });
+    const r = await s.api('POST', '/t/beta/api/admin/app-plugins/apps', { token, raw: new Uint8Array(pkg), headers: { 'content-type': 'application/zip' } });
+    assert.equal(r.status, 201, `beta installs an app: ${JSON.stringify(r.body)}`);
+    ok(await beta('PATCH', `/api/admin/app-plugins/apps/${BETA_APP}`, { token, body: { settings: { note: BETA_APP_SETTING } } }), 'beta app settings');
+    return BETA_APP;
+  }
+
   before(async () => {
     s = await startTestServer({ SERVICE_MULTI_TENANT: '1' });
     const a = await tenant('alpha', ALPHA, {});
@@ -171,6 +188,7 @@ describe('tenants: isolation over every route', () => {
       'beta NFS export',
     ).export.id as number;
     b.tenant = t.id;
+    b.app = await appsOfBeta(bToken);
     const sessions = ok(await beta('GET', '/api/auth/sessions', { token: bToken }), 'beta sessions');
     b.session = ((sessions.sessions ?? sessions) as Json[])[0].id as number;
   });
@@ -210,6 +228,7 @@ describe('tenants: isolation over every route', () => {
     if (/^(run_id|runId)$/.test(name)) return b.run;
     if (name === 'upload_id') return b.upload;
     if (name === 'key_id') return b.key;
+    if (name === 'plugin') return b.app;
     if (name !== 'id') return undefined;
     const kinds: Array<[RegExp, string]> = [
       [/^\/api\/admin\/users\//, 'user'],
@@ -225,6 +244,7 @@ describe('tenants: isolation over every route', () => {
       [/^\/api\/files\/share\//, 'share'],
       [/^\/api\/files\/permissions\/share-mail/, 'share'],
       [/^\/api\/files\/thumb\//, 'node'],
+      [/^\/api\/admin\/app-plugins\/apps\//, 'app'],
     ];
     const kind = kinds.find(([re]) => re.test(route))?.[1];
     return kind ? b[kind] : undefined;
@@ -251,7 +271,7 @@ describe('tenants: isolation over every route', () => {
       return out;
     }
     if (PATHISH.test(name)) return side === 'beta' ? `/Docs/${B_ONLY_FILE}` : `/Docs/missing-${R}.txt`;
-    if (/(^id$|_id$|Id$|^token$|^sid$)/.test(name)) {
+    if (/(^id$|_id$|Id$|^token$|^sid$|^plugin$)/.test(name)) {
       const thing = betaThing(route, name);
       if (thing === undefined) unfilled.add(`${route} ${name}`);
       const v = side === 'beta' && thing !== undefined ? thing : name === 'token' ? `missing${R}missing${R}` : MISSING_ID;
@@ -278,7 +298,19 @@ describe('tenants: isolation over every route', () => {
   }
 
   /** What only beta has: its file's name and text, its person, link token, names of its role and keys, its hook and root. */
-  const markers = () => [B_ONLY_FILE, B_SECRET, B_PERSON, String(b.token), `Beta role ${R}`, `beta-key-${R}`, `beta-ssh-${R}`, BETA_HOOK, String(b.root)];
+  const markers = () => [
+    B_ONLY_FILE,
+    B_SECRET,
+    B_PERSON,
+    String(b.token),
+    `Beta role ${R}`,
+    `beta-key-${R}`,
+    `beta-ssh-${R}`,
+    BETA_HOOK,
+    String(b.root),
+    BETA_APP_SETTING,
+    BETA_APP,
+  ];
 
   /** Beta markers in an answer that the request did not carry itself (an echoed path or token tells nothing). */
   const leaks = (r: HostAnswer, sent: { url: string; body?: unknown }): string[] => {
@@ -306,6 +338,7 @@ describe('tenants: isolation over every route', () => {
       '/api/admin/storages',
       '/api/admin/roles',
       '/api/admin/webhooks',
+      '/api/admin/app-plugins/apps',
       '/api/auth/keys',
       '/api/files/share',
       '/api/files/manager?path=/Docs',
