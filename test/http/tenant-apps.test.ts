@@ -69,9 +69,16 @@ describe('tenants: apps', () => {
       const dir = tempDir(`filedock-tenant-apps-${slug}-`);
       cleanups.push(dir.cleanup);
       writeFileSync(join(dir.dir, 'contract.txt'), `${slug} contract`);
-      ok(await on('POST', '/api/admin/storages', { token, body: { name: 'Docs', driver: 'local', rbac_enabled: false, config: { path: dir.dir } } }), 'storage');
+      ok(
+        await on('POST', '/api/admin/storages', { token, body: { name: 'Docs', driver: 'local', rbac_enabled: false, config: { path: dir.dir } } }),
+        'storage',
+      );
       // The same app id in both tenants: a package is a raw body, sent through the tenant's prefix.
-      const r = await s.api('POST', `/t/${slug}/api/admin/app-plugins/apps`, { token, raw: new Uint8Array(pkg), headers: { 'content-type': 'application/zip' } });
+      const r = await s.api('POST', `/t/${slug}/api/admin/app-plugins/apps`, {
+        token,
+        raw: new Uint8Array(pkg),
+        headers: { 'content-type': 'application/zip' },
+      });
       assert.equal(r.status, 201, `${slug} installs ${APP}: ${JSON.stringify(r.body)}`);
     }
   });

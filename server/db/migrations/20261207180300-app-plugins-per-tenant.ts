@@ -8,7 +8,8 @@ import { portable } from './kit';
  * app cascades to its rows only. SQLite rebuilds the six tables (foreign keys off, checked before commit);
  * PostgreSQL swaps the keys in place.
  */
-const APP = 'id, version, publisher, digest, manifest, code, languages, icons, enabled, settings, approved_hosts, installed_by, installed_at, updated_at, tenant_id';
+const APP =
+  'id, version, publisher, digest, manifest, code, languages, icons, enabled, settings, approved_hosts, installed_by, installed_at, updated_at, tenant_id';
 const KV = 'plugin, key, value, updated_at, tenant_id';
 const LOCKS = 'plugin, storage_id, rel, token, locked_at, tenant_id';
 const WAKEUPS = 'plugin, last_at, outcome, tenant_id';

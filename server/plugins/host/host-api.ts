@@ -202,8 +202,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       const key = kvKey(o.key);
       const text = JSON.stringify(o.value ?? null);
       if (Buffer.byteLength(text) > HOST_LIMITS.kv_value_bytes) throw refuse(app.id, `a value holds at most ${HOST_LIMITS.kv_value_bytes} bytes of JSON`);
-      if (!(await d.repo.kvSet(app, key, text, { keys: HOST_LIMITS.kv_keys, bytes: HOST_LIMITS.kv_bytes })))
-        throw refuse(app.id, "the app's storage is full");
+      if (!(await d.repo.kvSet(app, key, text, { keys: HOST_LIMITS.kv_keys, bytes: HOST_LIMITS.kv_bytes }))) throw refuse(app.id, "the app's storage is full");
       return true;
     },
     'kv.delete': async (a) => {

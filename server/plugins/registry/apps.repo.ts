@@ -118,9 +118,7 @@ export class AppsRepo {
     const { ids, rows } = await this.db.async.read(function* (t) {
       const ids = (yield* t.all(k.selectFrom('app_plugins').select('id').where('tenant_id', '=', s.tenant_id).orderBy('id'))).map((r) => r.id);
       const missing = ids.filter((id) => !cache.get(keyOf(s, id)));
-      const rows = missing.length
-        ? yield* t.all(k.selectFrom('app_plugins').selectAll().where('tenant_id', '=', s.tenant_id).where('id', 'in', missing))
-        : [];
+      const rows = missing.length ? yield* t.all(k.selectFrom('app_plugins').selectAll().where('tenant_id', '=', s.tenant_id).where('id', 'in', missing)) : [];
       return { ids, rows };
     });
     const fresh = new Map(rows.map((r) => [r.id, parse(r)]));
