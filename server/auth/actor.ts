@@ -61,9 +61,9 @@ export const linkActor = (principal: Principal, share: LinkActor['share'], reque
 export const keyActor = (principal: Principal, key: KeyScope, request?: RequestMeta): KeyActor => ({ kind: 'key', principal, key, request });
 
 /**
- * The tenant the actor acts in: its principal's. System work has no principal: it reaches a place (a storage
- * id taken from a row) in any tenant, and a UI path in tenant 1's until a system actor carries the tenant of
- * its work (docs/tenants.md, "Step 1: what is left").
+ * The tenant the actor acts in: its principal's. System work has no principal: bound to a tenant (an app's
+ * scheduled job) it acts in that one only; unbound, it reaches a place (a storage id taken from a row) in any
+ * tenant and a UI path in tenant 1's (docs/tenants.md, "Step 1: what is left").
  */
 export const actorTenant = (a: Actor): TenantScope => (a.kind === 'system' ? (a.tenant ?? DEFAULT_TENANT) : a.principal);
 

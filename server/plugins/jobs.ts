@@ -87,7 +87,6 @@ export class PluginJobs {
   }
 
   /** `opts.page`: the share id of the public page that asked for it. The op is the app's tenant's (its actor's). */
-
   async enqueue(
     app: InstalledApp,
     actor: Actor,

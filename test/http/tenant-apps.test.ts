@@ -24,6 +24,25 @@ app.event = async ({ data, paths, settings }) => {
   return show(settings);
 };
 `;
+/** Marks a file for itself (a person's action); its wake-up asks for `remind` on the file its settings name. */
+const TICKER_CODE = String.raw`
+app.action = async ({ action, paths }) => {
+  if (action === 'mark') await host.call('state.set', { path: paths[0].path, key: 'due', on: true });
+  if (action === 'remind') await host.call('files.write', { path: paths[0].path, data: 'reminded', overwrite: true });
+  return { message: action };
+};
+app.tick = async ({ settings }) => (settings.path ? [{ key: 'k', due_at: '2026-01-01T00:00:00Z', action_id: 'remind', paths: [settings.path] }] : []);
+`;
+const txt = { kind: 'file', ext: ['txt'] };
+const TICKER = sampleManifest({
+  id: 'ticker',
+  call_timeout_ms: 5000,
+  permissions: ['files.read', 'files.write', 'state', 'schedule'],
+  actions: [
+    { id: 'mark', label: 'a.mark', applies: txt, read_only_ok: true },
+    { id: 'remind', label: 'a.remind', applies: txt, output_mode: 'replace' },
+  ],
+});
 const MANIFEST = sampleManifest({
   id: APP,
   permissions: ['files.read', 'storage', 'public_pages'],
@@ -39,7 +58,7 @@ describe('tenants: apps', () => {
   let operator: string;
   const key = publisherKey('acme');
   const cleanups: Array<() => void> = [];
-  const t: Record<'alpha' | 'beta', { on: ReturnType<typeof onHost>; token: string }> = {} as never;
+  const t: Record<'alpha' | 'beta', { id: number; on: ReturnType<typeof onHost>; token: string }> = {} as never;
 
   const ok = (r: HostAnswer, what: string) => {
     assert.ok(r.status >= 200 && r.status < 300, `${what}: ${r.status} ${JSON.stringify(r.body)}`);
@@ -55,7 +74,7 @@ describe('tenants: apps', () => {
   };
 
   before(async () => {
-    s = await startTestServer({ SERVICE_MULTI_TENANT: '1' });
+    s = await startTestServer({ SERVICE_MULTI_TENANT: '1', SERVICE_APP_WAKEUP_INTERVAL: '1500ms', SERVICE_APP_WAKEUP_FIRST: '200ms' });
     operator = await s.login();
     ok(await s.api('POST', '/api/admin/app-plugins/keys', { token: operator, body: key.trusted }), 'the operator trusts the publisher');
     const pkg = await buildAppPackage({ key, manifest: MANIFEST, code: CODE, languages: { en: { 'v.panel': 'Panel', 'v.sign': 'Sign' } } });
@@ -65,7 +84,7 @@ describe('tenants: apps', () => {
       await s.server.services.auth.users.create({ tenant_id: id }, { ...SAME, role: 'admin' });
       const on = onHost(s, host);
       const token = ok(await on('POST', '/api/auth/login', { body: SAME }), `${slug} sign-in`).token as string;
-      t[slug] = { on, token };
+      t[slug] = { id, on, token };
       const dir = tempDir(`filedock-tenant-apps-${slug}-`);
       cleanups.push(dir.cleanup);
       writeFileSync(join(dir.dir, 'contract.txt'), `${slug} contract`);
@@ -129,6 +148,45 @@ describe('tenants: apps', () => {
     const gone = ok(await t.beta.on('GET', `/api/public/s/${page.token}`), "beta's page without its app");
     assert.deepEqual([gone.state, gone.reason], ['revoked', 'app_unavailable']);
     assert.deepEqual(await holds('alpha'), { settings: { who: 'alpha' }, kv: 'alpha value' }, "alpha's app, settings and storage stay");
+  });
+
+  test("a wake-up runs in its app's tenant: beta's scheduled job finds beta's file by its path, as beta's op", async () => {
+    const pkg = await buildAppPackage({ key, manifest: TICKER, code: TICKER_CODE, languages: { en: { 'a.mark': 'Mark', 'a.remind': 'Remind' } } });
+    const r = await s.api('POST', '/t/beta/api/admin/app-plugins/apps', {
+      token: t.beta.token,
+      raw: new Uint8Array(pkg),
+      headers: { 'content-type': 'application/zip' },
+    });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const path = '/Docs/contract.txt';
+    const mark = ok(await t.beta.on('POST', '/api/files/plugins/actions/ticker/mark/run', { token: t.beta.token, body: { paths: [path] } }), 'beta marks');
+    for (let i = 0; ; i++) {
+      const o = ok(await t.beta.on('GET', `/api/files/ops/${mark.op}`, { token: t.beta.token }), 'the mark op');
+      if (o.status === 'ok') break;
+      assert.ok(i < 600 && o.status !== 'failed', JSON.stringify(o));
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    ok(await t.beta.on('PATCH', '/api/admin/app-plugins/apps/ticker', { token: t.beta.token, body: { settings: { path } } }), 'the due item');
+    // Rounds run on their own (every 1.5 s here): the item is queued once, in beta, as a system job bound to beta.
+    let opId = '';
+    for (let i = 0; !opId; i++) {
+      assert.ok(i < 1200, 'the scheduled item was queued');
+      const [row] = await s.server.db.async.sql<{ op_id: string | null }>(
+        "SELECT op_id FROM app_plugin_schedule_runs WHERE tenant_id = ? AND plugin = 'ticker' AND key = 'k'",
+        [t.beta.id],
+      );
+      opId = row?.op_id ?? '';
+      if (!opId) await new Promise((res) => setTimeout(res, 50));
+    }
+    for (let i = 0; ; i++) {
+      const o = ok(await t.beta.on('GET', `/api/files/ops/${opId}`, { token: t.beta.token }), "beta's admin sees the scheduled op");
+      if (o.status === 'ok') break;
+      assert.ok(i < 600 && o.status !== 'failed', JSON.stringify(o));
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.equal((await t.alpha.on('GET', `/api/files/ops/${opId}`, { token: t.alpha.token })).status, 404, "not alpha's op");
+    assert.equal((await t.beta.on('GET', `/api/files/raw?path=${encodeURIComponent(path)}`, { token: t.beta.token })).body, 'reminded');
+    assert.equal((await t.alpha.on('GET', `/api/files/raw?path=${encodeURIComponent(path)}`, { token: t.alpha.token })).body, 'alpha contract');
   });
 
   test('the trust lists and the app store are the operator’s: a tenant admin reads the lists and changes nothing', async () => {
