@@ -107,6 +107,7 @@ export class AppWakeups {
       if (this.d.off()) return out;
       const tenants = await this.d.tenants();
       for (const t of tenants) {
+        if (this.stopped) break;
         for (const app of await this.d.repo.list(t)) {
           if (this.stopped) break;
           if (!app.enabled || !app.manifest.permissions.includes('schedule')) continue;
