@@ -57,6 +57,8 @@ export const POSTGRES_SUITES = [
   'test/http/vault.test.ts',
   // Encrypted folders at every door: search's exclusion SQL per dialect, scans, links, gateways.
   'test/http/vault-doors.test.ts',
+  // Apps per tenant: the apps' composite keys, the kv unit's SQL text and the key-value caps per dialect.
+  'test/http/tenant-apps.test.ts',
 ];
 
 /** A file whose suites open their databases through test/helpers/test-database: a repository suite. */

@@ -419,17 +419,17 @@ export async function compose(config: Config, opts: ComposeOptions) {
       memoryBytes: config.appPluginMemory * 1024 * 1024,
       wakeup: { intervalMs: config.appWakeupInterval, firstDelayMs: config.appWakeupFirst },
       stateOf: async (p) => parseItems((await catalogue.nodes.get(catalogue.storageOf(p.storage_id), p.rel))?.app_state ?? null),
-      // Apps are installed per tenant once app_plugins is scoped (docs/tenants.md); until then tenant 1's people.
-      findUsers: async (q, limit) =>
-        (await auth.repo.list(DEFAULT_TENANT, { q, limit: limit * 2 }))
+      // Apps are installed per tenant (docs/tenants.md, "Step 1: apps"): an app's people are its tenant's.
+      findUsers: async (t, q, limit) =>
+        (await auth.repo.list(t, { q, limit: limit * 2 }))
           .filter((u) => !u.disabled)
           .slice(0, limit)
           .map((u) => ({ id: u.id, username: u.username, email: u.email })),
-      findUser: async (id) => {
-        const u = await auth.repo.byId(DEFAULT_TENANT, id);
+      findUser: async (t, id) => {
+        const u = await auth.repo.byId(t, id);
         return u && !u.disabled ? { id: u.id, username: u.username, email: u.email } : null;
       },
-      people: () => auth.repo.principals(DEFAULT_TENANT),
+      people: (t) => auth.repo.principals(t),
       log: (m) => log.info(m),
     });
     cleanups.unshift(() => appPlugins.close());

@@ -2,7 +2,7 @@
 import { AppError } from '../errors';
 import { DEFAULT_TENANT, type TenantScope } from '../db';
 import type { ActorRef, RequestMeta } from '../events';
-import type { Actor, ActorRestorer, ActorSpec } from './actor';
+import { systemActor, type Actor, type ActorRestorer, type ActorSpec } from './actor';
 import { scopeOf, type KeyRow, type Keys } from './keys';
 import type { Principal } from './types';
 import type { UsersRepo } from './users.repo';
@@ -26,7 +26,7 @@ const tenantOf = (spec: Recorded): TenantScope =>
 /** The actor of `spec` from the rows `needs` named, read now. */
 function build(spec: Recorded, request: RequestMeta | undefined, p: Principal | null, row: KeyRow | undefined): Actor {
   if (spec === null) return { kind: 'system', job: 'legacy' };
-  if ('kind' in spec && spec.kind === 'system') return { kind: 'system', job: spec.job };
+  if ('kind' in spec && spec.kind === 'system') return systemActor(spec.job, spec.tenant_id === undefined ? undefined : { tenant_id: spec.tenant_id });
   if (
     'kind' in spec &&
     spec.kind === 'key' &&

@@ -43,24 +43,29 @@ export interface SystemActor extends Door {
   kind: 'system';
   /** What runs (`trash.sweep`, `av.scan`, ...), for logs. */
   job: string;
+  /**
+   * The tenant its work is confined to (an app's scheduled job: the app's tenant); none: every tenant's
+   * storages by id, tenant 1's UI paths.
+   */
+  tenant?: TenantScope;
 }
 
 export type Actor = PersonActor | LinkActor | KeyActor | SystemActor;
 
 export const personActor = (principal: Principal, request?: RequestMeta): PersonActor => ({ kind: 'person', principal, request });
 
-export const systemActor = (job: string): SystemActor => ({ kind: 'system', job });
+export const systemActor = (job: string, tenant?: TenantScope): SystemActor => ({ kind: 'system', job, ...(tenant && { tenant }) });
 
 export const linkActor = (principal: Principal, share: LinkActor['share'], request?: RequestMeta): LinkActor => ({ kind: 'link', principal, share, request });
 
 export const keyActor = (principal: Principal, key: KeyScope, request?: RequestMeta): KeyActor => ({ kind: 'key', principal, key, request });
 
 /**
- * The tenant the actor acts in: its principal's. System work has no principal: it reaches a place (a storage
- * id taken from a row) in any tenant, and a UI path in tenant 1's until a system actor carries the tenant of
- * its work (docs/tenants.md, "Step 1: what is left").
+ * The tenant the actor acts in: its principal's. System work has no principal: bound to a tenant (an app's
+ * scheduled job) it acts in that one only; unbound, it reaches a place (a storage id taken from a row) in any
+ * tenant and a UI path in tenant 1's (docs/tenants.md, "Step 1: what is left").
  */
-export const actorTenant = (a: Actor): TenantScope => (a.kind === 'system' ? DEFAULT_TENANT : a.principal);
+export const actorTenant = (a: Actor): TenantScope => (a.kind === 'system' ? (a.tenant ?? DEFAULT_TENANT) : a.principal);
 
 /** The identity events and audit rows carry: the person (with the key they used), or nobody (link visitors and system work are anonymous). */
 export function actorRef(a: Actor): ActorRef | null {
@@ -81,10 +86,10 @@ export type ActorSpec =
   | { kind: 'person'; user_id: number; tenant_id?: number; request?: RequestMeta }
   | { kind: 'key'; user_id: number; key_id: number; tenant_id?: number; request?: RequestMeta }
   | { kind: 'link'; user_id: number; share: LinkActor['share']; tenant_id?: number; request?: RequestMeta }
-  | { kind: 'system'; job: string };
+  | { kind: 'system'; job: string; tenant_id?: number };
 
 export function actorSpec(a: Actor): ActorSpec {
-  if (a.kind === 'system') return { kind: 'system', job: a.job };
+  if (a.kind === 'system') return { kind: 'system', job: a.job, ...(a.tenant && { tenant_id: a.tenant.tenant_id }) };
   const tenant_id = a.principal.tenant_id;
   if (a.kind === 'link') return { kind: 'link', user_id: a.principal.id, share: a.share, tenant_id, request: a.request };
   if (a.kind === 'key') return { kind: 'key', user_id: a.principal.id, key_id: a.key.id, tenant_id, request: a.request };

@@ -3,9 +3,10 @@
  * by sub-feature; tables.ts re-exports them and lists them in `DB`.
  */
 import type { Generated } from 'kysely';
+import type { TenantRow } from './tenant-tables';
 
 /** plugins: one installed app: the verified package (manifest, code, packs as JSON) and the admin's choices. */
-export interface AppPluginsTable {
+export interface AppPluginsTable extends TenantRow {
   id: string;
   version: string;
   publisher: string;
@@ -24,7 +25,7 @@ export interface AppPluginsTable {
   updated_at: string;
 }
 /** plugins: an app's own key-value storage (host API `kv.*`). */
-export interface AppPluginKvTable {
+export interface AppPluginKvTable extends TenantRow {
   plugin: string;
   key: string;
   value: string;
@@ -39,7 +40,7 @@ export interface AppPublisherKeysTable {
   added_at: string;
 }
 /** plugins: the token of a lock an app set through the host API, for its own later writes (host `locks.*`). */
-export interface AppPluginLockTokensTable {
+export interface AppPluginLockTokensTable extends TenantRow {
   plugin: string;
   storage_id: number;
   rel: string;
@@ -47,13 +48,13 @@ export interface AppPluginLockTokensTable {
   locked_at: string;
 }
 /** plugins: an app's last wake-up (`tick`); claimed with a conditional update so one instance runs it. */
-export interface AppPluginWakeupsTable {
+export interface AppPluginWakeupsTable extends TenantRow {
   plugin: string;
   last_at: string;
   outcome: string | null;
 }
 /** plugins: a scheduled item a wake-up answered and that was queued (each key once per due_at). */
-export interface AppPluginScheduleRunsTable {
+export interface AppPluginScheduleRunsTable extends TenantRow {
   plugin: string;
   key: string;
   due_at: string;
@@ -61,7 +62,7 @@ export interface AppPluginScheduleRunsTable {
   ran_at: string;
 }
 /** plugins: the licence token the admin set for an app; `held_status` is the last held status seen (audit once). */
-export interface AppPluginLicensesTable {
+export interface AppPluginLicensesTable extends TenantRow {
   plugin: string;
   token: string;
   held_status: string | null;

@@ -70,6 +70,12 @@ export const SCOPED = [
   'encrypted_folders',
   'encrypted_folder_keys',
   'encrypted_thumbs',
+  'app_plugins',
+  'app_plugin_kv',
+  'app_plugin_lock_tokens',
+  'app_plugin_wakeups',
+  'app_plugin_schedule_runs',
+  'app_plugin_licenses',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
@@ -80,12 +86,6 @@ export const TENANT_OWNED = [
   'replica_targets',
   'replica_rules',
   'replica_failures',
-  'app_plugins',
-  'app_plugin_kv',
-  'app_plugin_lock_tokens',
-  'app_plugin_wakeups',
-  'app_plugin_schedule_runs',
-  'app_plugin_licenses',
 ] as const;
 
 /** Row type of a scoped table: its tenant is always set (the guard refuses an insert without it). */

@@ -84,9 +84,9 @@ export function confinement(a: Actor): Place | null {
 export class Access {
   constructor(private cat: Catalogue) {}
 
-  /** The storage `id` as the actor may address it: its tenant's, or any for system work. */
+  /** The storage `id` as the actor may address it: its tenant's, or any for system work bound to no tenant. */
   private storageById(a: Actor, id: number): StorageRow | undefined {
-    return a.kind === 'system' ? this.cat.repo.ofAnyTenant(id) : this.cat.repo.byId(a.principal, id);
+    return a.kind === 'system' && !a.tenant ? this.cat.repo.ofAnyTenant(id) : this.cat.repo.byId(actorTenant(a), id);
   }
 
   /**
@@ -100,8 +100,8 @@ export class Access {
     const inside = confinement(a);
     const writes = can(a, 'files:write');
     const out: Array<{ storage: StorageRow; level: Level; through?: string[] }> = [];
-    // System work sees every tenant's storages (its level ignores grants).
-    for (const s of a.kind === 'system' ? this.cat.repo.everyTenant() : this.cat.repo.all(a.principal)) {
+    // System work sees every tenant's storages (its level ignores grants), or its own tenant's when it has one.
+    for (const s of a.kind === 'system' && !a.tenant ? this.cat.repo.everyTenant() : this.cat.repo.all(actorTenant(a))) {
       if (inside && s.id !== inside.storage_id) continue;
       const list = members ? this.withMembership(s.id, grants.get(s.id) ?? []) : (grants.get(s.id) ?? []);
       const level = this.levelOn(a, s, list);

@@ -2,17 +2,21 @@
  * App administration (session-only admin routes, docs/app-plugins.md): install
  * from a signed package, upgrade (the version must increase), uninstall,
  * enable/disable, settings and approved hosts, and the trusted publisher
- * keys. Every change is audited; a changed app's sandbox is stopped so its
- * next call runs the new code.
+ * keys. Apps are the tenant's (docs/tenants.md, "Step 1: apps"): every
+ * method works on the apps of the caller's tenant (`actorTenant`), so the
+ * same id in another tenant is another app; the publisher keys are the
+ * installation's. Every change is audited; a changed app's sandbox is
+ * stopped so its next call runs the new code.
  */
 import type { Actor } from '../auth';
 import { actorRef, actorTenant } from '../auth';
+import type { TenantScope } from '../db';
 import { AppError, validation } from '../errors';
 import type { EventBus } from '../events';
 import { readAppPackage, requireEd25519Pem } from './package/package';
 import type { Manifest } from './package/manifest';
 import { compareVersions } from '../lib/versions';
-import type { AppsRepo, InstalledApp } from './registry/apps.repo';
+import type { AppRef, AppsRepo, InstalledApp } from './registry/apps.repo';
 import type { AppRuntime } from './runtime';
 
 /** What the admin list shows of an app (never its code); `license` is its licence answer when known. */
@@ -46,7 +50,7 @@ export interface AdminDeps {
   bus: EventBus;
   version: string;
   /** Lets go of the file locks an app set through the host (uninstall): a removed app must not hold files. */
-  releaseLocks: (id: string) => Promise<number>;
+  releaseLocks: (app: AppRef) => Promise<number>;
   /** The app's licence answer (licenses.ts), shown in the view. */
   licenseOf?: (app: InstalledApp) => Promise<{ status: string; valid_until?: string; updates_until?: string }>;
 }
@@ -67,9 +71,10 @@ export class AppAdmin {
     void this.d.bus.emit(actorTenant(by), 'audit', { action, actor: actorRef(by), request: by.request, resource: `app:${resource}`, meta });
   }
 
-  private async must(id: string): Promise<InstalledApp> {
+  /** The tenant's app `id`; another tenant's or none: `not_found`. */
+  private async must(s: TenantScope, id: string): Promise<InstalledApp> {
     return (
-      (await this.d.repo.get(id)) ??
+      (await this.d.repo.get(s, id)) ??
       (() => {
         throw new AppError('not_found', { path: id });
       })()
@@ -80,12 +85,12 @@ export class AppAdmin {
     return readAppPackage(bytes, { trusted: await this.d.repo.trustedKeys(), version: this.d.version });
   }
 
-  async list() {
-    return { apps: await Promise.all((await this.d.repo.list()).map((a) => this.view(a))) };
+  async list(s: TenantScope) {
+    return { apps: await Promise.all((await this.d.repo.list(s)).map((a) => this.view(a))) };
   }
 
-  async get(id: string) {
-    return this.view(await this.must(id));
+  async get(s: TenantScope, id: string) {
+    return this.view(await this.must(s, id));
   }
 
   /**
@@ -96,6 +101,7 @@ export class AppAdmin {
     const pkg = await this.verify(bytes);
     expect?.(pkg.manifest);
     const app = await this.d.repo.install(
+      actorTenant(by),
       pkg,
       by.kind === 'system' ? null : by.principal.id,
       pkg.manifest.http_hosts.filter((h) => approveHosts.includes(h)),
@@ -107,7 +113,8 @@ export class AppAdmin {
 
   /** Replaces an installed app's package by a higher version of the same app; approvals of hosts it still declares are kept. */
   async upgrade(by: Actor, id: string, bytes: Buffer, expect?: (m: Manifest) => void) {
-    const cur = await this.must(id);
+    const s = actorTenant(by);
+    const cur = await this.must(s, id);
     const pkg = await this.verify(bytes);
     expect?.(pkg.manifest);
     if (pkg.manifest.id !== id) throw validation('id', `the package is ${pkg.manifest.id}, not ${id}`);
@@ -115,12 +122,13 @@ export class AppAdmin {
       throw validation('version', `${pkg.manifest.version} is not higher than the installed ${cur.version}`);
     await this.coveredByLicense(cur, pkg.manifest);
     const app = await this.d.repo.upgrade(
+      s,
       pkg,
       cur.version,
       pkg.manifest.http_hosts.filter((h) => cur.approved_hosts.includes(h)),
     );
     if (!app) throw changedMeanwhile(id);
-    await this.d.runtime.stop(id);
+    await this.d.runtime.stop(app);
     this.audit(by, 'app_plugin.upgrade', id, { from: cur.version, to: app.version, digest: app.digest });
     return this.view(app);
   }
@@ -143,28 +151,29 @@ export class AppAdmin {
   }
 
   async uninstall(by: Actor, id: string) {
-    const cur = await this.must(id);
-    await this.d.runtime.stop(id);
-    const released = await this.d.releaseLocks(id);
-    await this.d.repo.remove(id);
+    const cur = await this.must(actorTenant(by), id);
+    await this.d.runtime.stop(cur);
+    const released = await this.d.releaseLocks(cur);
+    await this.d.repo.remove(cur);
     this.audit(by, 'app_plugin.uninstall', id, { version: cur.version, locks_released: released });
     return { ok: true };
   }
 
   async patch(by: Actor, id: string, p: { enabled?: boolean; settings?: Record<string, unknown>; approved_hosts?: string[] }) {
-    const cur = await this.must(id);
+    const s = actorTenant(by);
+    const cur = await this.must(s, id);
     if (p.settings !== undefined && Buffer.byteLength(JSON.stringify(p.settings)) > SETTINGS_MAX_BYTES)
       throw validation('settings', `at most ${SETTINGS_MAX_BYTES} bytes of JSON`);
     const unknown = p.approved_hosts?.find((h) => !cur.manifest.http_hosts.includes(h));
     if (unknown) throw validation('approved_hosts', `${unknown} is not declared by the app`);
-    if (!(await this.d.repo.update(id, cur.version, p))) throw changedMeanwhile(id);
-    if (p.enabled === false) await this.d.runtime.stop(id);
+    if (!(await this.d.repo.update(cur, cur.version, p))) throw changedMeanwhile(id);
+    if (p.enabled === false) await this.d.runtime.stop(cur);
     this.audit(by, 'app_plugin.update', id, {
       ...(p.enabled !== undefined && { enabled: p.enabled }),
       ...(p.settings && { settings: 'changed' }),
       ...(p.approved_hosts && { approved_hosts: p.approved_hosts }),
     });
-    return this.view(await this.must(id));
+    return this.view(await this.must(s, id));
   }
 
   async keys() {

@@ -86,7 +86,7 @@ export class PluginJobs {
     d.queue.register(PLUGIN_JOB, (ctx) => this.run(ctx.payload, ctx), { maxAttempts: 1, concurrency: 2 });
   }
 
-  /** `opts.page`: the share id of the public page that asked for it. */
+  /** `opts.page`: the share id of the public page that asked for it. The op is the app's tenant's (its actor's). */
   async enqueue(
     app: InstalledApp,
     actor: Actor,
@@ -97,6 +97,8 @@ export class PluginJobs {
     opts: { page?: number } = {},
   ): Promise<string> {
     if (!app.manifest.actions.some((a) => a.id === action)) throw new AppError('not_found', { path: `${app.id}/${action}` });
+    // An app acts only for its own tenant's people (and its own tenant's system work).
+    if (actorTenant(actor).tenant_id !== app.tenant_id) throw new AppError('not_found', { path: app.id });
     const payload: PluginJobPayload = {
       actor: actorSpec(actor),
       plugin: app.id,
@@ -107,7 +109,7 @@ export class PluginJobs {
       ...(opts.page !== undefined && { public: true, page: opts.page }),
     };
     return this.d.queue.enqueue(PLUGIN_JOB, payload, {
-      tenant: actorTenant(actor),
+      tenant: { tenant_id: app.tenant_id },
       ownerId: actor.kind === 'system' ? null : actor.principal.id,
       visible: true,
       maxAttempts: 1,
@@ -116,10 +118,11 @@ export class PluginJobs {
 
   private async run(
     p: PluginJobPayload,
-    ctx: { progress: (f: number, b?: { done: number; total: number }, m?: string) => void; signal: AbortSignal },
+    ctx: { tenant: TenantScope; progress: (f: number, b?: { done: number; total: number }, m?: string) => void; signal: AbortSignal },
   ): Promise<PluginResult> {
     const actor = await this.d.actors.restore(p.actor);
-    const app = await this.d.repo.get(p.plugin);
+    // The op's tenant is its app's: the same id in another tenant is not this app.
+    const app = await this.d.repo.get(ctx.tenant, p.plugin);
     if (!app || !app.enabled) throw new AppError('not_found', { path: p.plugin });
     await this.d.licenses.require(app);
     const paths = await describe(this.d.files, actor, p.places);
@@ -159,7 +162,7 @@ export class PluginJobs {
     if (op.kind !== PLUGIN_JOB) return op;
     const p = (await this.d.queue.payloadOf(s, op.id)) as PluginJobPayload | undefined;
     // The app as last read here (no read per op of a list).
-    const app = p ? this.d.repo.known(p.plugin) : null;
+    const app = p ? this.d.repo.known(s, p.plugin) : null;
     const action = app?.manifest.actions.find((a) => a.id === p!.action);
     const result = (op.result ?? {}) as Partial<PluginResult>;
     const status: PluginOpStatus = op.status === 'queued' ? 'pending' : op.status === 'completed' ? 'ok' : (op.status as PluginOpStatus);

@@ -9,12 +9,12 @@
  * too (`app_plugin.license_released`).
  */
 import { actorRef, actorTenant, type Actor } from '../auth';
-import { DEFAULT_TENANT } from '../db';
+import type { TenantScope } from '../db';
 import { AppError, validation } from '../errors';
 import { requireEd25519Pem } from './package/package';
 import type { EventBus } from '../events';
 import { decodeLicense, LICENSE_MAX_CHARS, licenseStatus, RUNNING, type LicenseAnswer } from './license';
-import type { AppsRepo, InstalledApp } from './registry/apps.repo';
+import type { AppRef, AppsRepo, InstalledApp } from './registry/apps.repo';
 import type { AppHostRepo } from './registry/host.repo';
 
 /** How long a computed status is reused (the seat count reads every account). */
@@ -34,15 +34,19 @@ export class AppLicenses {
   private seenMissing = new Set<string>();
   constructor(private d: LicensesDeps) {}
 
-  private audit(by: Actor | null, action: string, app: string, meta: Record<string, unknown> = {}) {
-    void this.d.bus.emit(by ? actorTenant(by) : DEFAULT_TENANT, 'audit', {
+  /** An audit row in `s`: an app's tenant for what concerns the app, the actor's for the installation's keys and revocations. */
+  private audit(s: TenantScope, by: Actor | null, action: string, resource: string, meta: Record<string, unknown> = {}) {
+    void this.d.bus.emit(s, 'audit', {
       action,
       actor: by ? actorRef(by) : null,
       request: by?.request,
-      resource: `app:${app}`,
+      resource: `app:${resource}`,
       meta,
     });
   }
+
+  /** The caches' key of an app: the same id in two tenants is two apps. */
+  private static key = (app: AppRef) => `${app.tenant_id}:${app.id}`;
 
   /** Forgets computed statuses (a licence, key or revocation changed). */
   invalidate() {
@@ -50,10 +54,10 @@ export class AppLicenses {
   }
 
   async status(app: InstalledApp): Promise<LicenseAnswer> {
-    const hit = this.cache.get(app.id);
+    const hit = this.cache.get(AppLicenses.key(app));
     if (hit && hit.digest === app.digest && Date.now() - hit.at < CACHE_MS) return hit.answer;
     // licenseStatus asks for keys of the manifest's store only, and about the token's own licence id only.
-    const f = await this.d.hostRepo.licenseFacts(app.id, app.manifest.license?.store ?? null, (token) => decodeLicense(token)?.payload.id ?? null);
+    const f = await this.d.hostRepo.licenseFacts(app, app.manifest.license?.store ?? null, (token) => decodeLicense(token)?.payload.id ?? null);
     // Seats are counted only for a licence token (licenseStatus asks only then): it reads every account.
     const users = f.row?.token ? await this.d.allowedUsers(app) : 0;
     const answer = licenseStatus(app, {
@@ -62,7 +66,7 @@ export class AppLicenses {
       revoked: () => f.revoked,
       users: () => users,
     });
-    this.cache.set(app.id, { at: Date.now(), digest: app.digest, answer });
+    this.cache.set(AppLicenses.key(app), { at: Date.now(), digest: app.digest, answer });
     await this.note(app, f.row?.held_status ?? null, !!f.row, answer);
     return answer;
   }
@@ -70,16 +74,17 @@ export class AppLicenses {
   /** Audits a change between running and held (once each way: of two checks seeing it, the one that moves the row). */
   private async note(app: InstalledApp, lastHeld: string | null, hasRow: boolean, a: LicenseAnswer) {
     const held = !RUNNING.includes(a.status);
+    const key = AppLicenses.key(app);
     if (!hasRow) {
-      if (held && !this.seenMissing.has(app.id)) this.audit(null, 'app_plugin.license_held', app.id, { status: a.status });
-      if (held) this.seenMissing.add(app.id);
-      else this.seenMissing.delete(app.id);
+      if (held && !this.seenMissing.has(key)) this.audit(app, null, 'app_plugin.license_held', app.id, { status: a.status });
+      if (held) this.seenMissing.add(key);
+      else this.seenMissing.delete(key);
       return;
     }
     if (held && lastHeld !== a.status) {
-      if (await this.d.hostRepo.moveHeldStatus(app.id, lastHeld, a.status)) this.audit(null, 'app_plugin.license_held', app.id, { status: a.status });
+      if (await this.d.hostRepo.moveHeldStatus(app, lastHeld, a.status)) this.audit(app, null, 'app_plugin.license_held', app.id, { status: a.status });
     } else if (!held && lastHeld !== null) {
-      if (await this.d.hostRepo.moveHeldStatus(app.id, lastHeld, null)) this.audit(null, 'app_plugin.license_released', app.id, { status: a.status });
+      if (await this.d.hostRepo.moveHeldStatus(app, lastHeld, null)) this.audit(app, null, 'app_plugin.license_released', app.id, { status: a.status });
     }
   }
 
@@ -97,10 +102,11 @@ export class AppLicenses {
   async set(by: Actor, app: InstalledApp, token: string) {
     if (typeof token !== 'string' || token.length > LICENSE_MAX_CHARS) throw validation('token', `a licence token of at most ${LICENSE_MAX_CHARS} characters`);
     const decoded = decodeLicense(token);
-    await this.d.hostRepo.setLicense(app.id, token.trim(), by.kind === 'system' ? null : by.principal.id);
+    await this.d.hostRepo.setLicense(app, token.trim(), by.kind === 'system' ? null : by.principal.id);
     this.invalidate();
-    this.seenMissing.delete(app.id);
+    this.seenMissing.delete(AppLicenses.key(app));
     this.audit(
+      app,
       by,
       'app_plugin.license_set',
       app.id,
@@ -110,9 +116,9 @@ export class AppLicenses {
   }
 
   async remove(by: Actor, app: InstalledApp) {
-    if (!(await this.d.hostRepo.removeLicense(app.id))) throw new AppError('not_found', { path: `${app.id}/license` });
+    if (!(await this.d.hostRepo.removeLicense(app))) throw new AppError('not_found', { path: `${app.id}/license` });
     this.invalidate();
-    this.audit(by, 'app_plugin.license_remove', app.id);
+    this.audit(app, by, 'app_plugin.license_remove', app.id);
     return this.status(app);
   }
 
@@ -124,14 +130,14 @@ export class AppLicenses {
     requireEd25519Pem(pem);
     const id = await this.d.hostRepo.addStoreKey(store, pem, by.kind === 'system' ? null : by.principal.id);
     this.invalidate();
-    this.audit(by, 'app_store.trust', store, { key_id: id });
+    this.audit(actorTenant(by), by, 'app_store.trust', store, { key_id: id });
     return { id, store };
   }
 
   async removeStoreKey(by: Actor, id: number) {
     if (!(await this.d.hostRepo.removeStoreKey(id))) throw new AppError('not_found');
     this.invalidate();
-    this.audit(by, 'app_store.untrust', String(id));
+    this.audit(actorTenant(by), by, 'app_store.untrust', String(id));
     return { ok: true };
   }
 
@@ -142,7 +148,7 @@ export class AppLicenses {
   async revoke(by: Actor, id: string, note: string | null) {
     await this.d.hostRepo.revoke(id, note, by.kind === 'system' ? null : by.principal.id);
     this.invalidate();
-    this.audit(by, 'app_plugin.license_revoke', id, note ? { note } : {});
+    this.audit(actorTenant(by), by, 'app_plugin.license_revoke', id, note ? { note } : {});
     return { ok: true };
   }
 
@@ -158,7 +164,7 @@ export class AppLicenses {
   async unrevoke(by: Actor, id: string) {
     if (!(await this.d.hostRepo.unrevoke(id))) throw new AppError('not_found');
     this.invalidate();
-    this.audit(by, 'app_plugin.license_unrevoke', id);
+    this.audit(actorTenant(by), by, 'app_plugin.license_unrevoke', id);
     return { ok: true };
   }
 }

@@ -8,15 +8,18 @@
  */
 import { AppError } from '../errors';
 import { AppSandbox, SandboxError, warmSandboxes, stopSpare, type HostApi } from './sandbox/sandbox';
-import type { InstalledApp } from './registry/apps.repo';
+import type { AppRef, InstalledApp } from './registry/apps.repo';
 
 export interface RuntimeOptions {
   memoryBytes: number;
   log: (msg: string) => void;
 }
 
+/** The running map's key: the same app in two tenants runs in two sandboxes (neither sees the other's memory). */
+const keyOf = (app: AppRef) => `${app.tenant_id}:${app.id}`;
+
 export class AppRuntime {
-  private running = new Map<string, { digest: string; sandbox: Promise<AppSandbox> }>();
+  private running = new Map<string, { app: AppRef; digest: string; sandbox: Promise<AppSandbox> }>();
   constructor(private o: RuntimeOptions) {}
 
   /** Starts the warm spare (boot), so the first app's cold start finds it ready. */
@@ -25,16 +28,17 @@ export class AppRuntime {
   }
 
   private sandboxOf(app: InstalledApp): Promise<AppSandbox> {
-    const cur = this.running.get(app.id);
+    const key = keyOf(app);
+    const cur = this.running.get(key);
     if (cur && cur.digest === app.digest) return cur.sandbox;
-    if (cur) void this.stop(app.id);
+    if (cur) void this.stop(app);
     const sandbox = AppSandbox.start({
       code: app.code,
       limits: { memory_bytes: this.o.memoryBytes, load_timeout_ms: app.manifest.call_timeout_ms },
       onLog: (line) => this.o.log(`app ${app.id}: ${line}`),
     });
-    sandbox.catch(() => this.running.get(app.id)?.sandbox === sandbox && this.running.delete(app.id));
-    this.running.set(app.id, { digest: app.digest, sandbox });
+    sandbox.catch(() => this.running.get(key)?.sandbox === sandbox && this.running.delete(key));
+    this.running.set(key, { app: { tenant_id: app.tenant_id, id: app.id }, digest: app.digest, sandbox });
     return sandbox;
   }
 
@@ -58,9 +62,9 @@ export class AppRuntime {
   }
 
   /** Stops an app's sandbox (upgrade, disable, uninstall); its next call starts a fresh one. */
-  async stop(id: string) {
-    const cur = this.running.get(id);
-    this.running.delete(id);
+  async stop(app: AppRef) {
+    const cur = this.running.get(keyOf(app));
+    this.running.delete(keyOf(app));
     await cur?.sandbox.then(
       (s) => s.close(),
       () => undefined,
@@ -68,7 +72,7 @@ export class AppRuntime {
   }
 
   async close() {
-    await Promise.all([...this.running.keys()].map((id) => this.stop(id)));
+    await Promise.all([...this.running.values()].map((r) => this.stop(r.app)));
     await stopSpare();
   }
 }

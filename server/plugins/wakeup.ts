@@ -15,9 +15,13 @@
  * the next one are remembered (in memory) and queued by the round after
  * their due time. The claim is one conditional statement, so
  * of several instances on one database one wakes an app; a crashing or
- * looping tick is logged and recorded and never stops the others.
+ * looping tick is logged and recorded and never stops the others. Apps are
+ * the tenant's (docs/tenants.md, "Step 1: apps"): a round goes tenant by
+ * tenant, and a scheduled job runs as a system actor bound to the app's
+ * tenant, so its paths resolve and its op is queued there.
  */
 import { systemActor } from '../auth';
+import type { TenantScope } from '../db';
 import { isAppError } from '../errors';
 import type { FileService, Place } from '../files';
 import { buildHostApi, type HostDeps } from './host/host-api';
@@ -38,6 +42,8 @@ export interface WakeupDeps {
   jobs: PluginJobs;
   files: FileService;
   host: () => HostDeps;
+  /** Every tenant (a round wakes each one's apps). */
+  tenants: () => Promise<TenantScope[]>;
   /** Apps off (operator or admin): no wake-ups. */
   off: () => string | null;
   log: (msg: string) => void;
@@ -60,13 +66,13 @@ export interface WakeupReport {
 }
 
 const bytesOf = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? null));
+const pendingKey = (app: InstalledApp) => `${app.tenant_id}:${app.id}`;
 
 export class AppWakeups {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private round: Promise<WakeupReport[]> | null = null;
-  private readonly system = systemActor('app-wakeup');
-  /** Items of the last wake-up due before the next one, by app: each round queues those due by then. */
+  /** Items of the last wake-up due before the next one, by app (`tenant:id`): each round queues those due by then. */
   private pending = new Map<string, unknown[]>();
 
   constructor(
@@ -99,21 +105,25 @@ export class AppWakeups {
     this.round ??= (async () => {
       const out: WakeupReport[] = [];
       if (this.d.off()) return out;
-      for (const app of await this.d.repo.list()) {
+      const tenants = await this.d.tenants();
+      for (const t of tenants) {
         if (this.stopped) break;
-        if (!app.enabled || !app.manifest.permissions.includes('schedule')) continue;
-        try {
-          if (!(await this.d.licenses.running(app))) continue;
-          if (!(await this.d.hostRepo.claimWakeup(app.id, this.o.intervalMs))) {
-            await this.duePending(app);
-            continue;
+        for (const app of await this.d.repo.list(t)) {
+          if (this.stopped) break;
+          if (!app.enabled || !app.manifest.permissions.includes('schedule')) continue;
+          try {
+            if (!(await this.d.licenses.running(app))) continue;
+            if (!(await this.d.hostRepo.claimWakeup(app, this.o.intervalMs))) {
+              await this.duePending(app);
+              continue;
+            }
+            out.push(await this.wake(app));
+          } catch (e) {
+            this.d.log(`app ${app.id}: the wake-up could not start: ${(e as Error).message}`);
           }
-          out.push(await this.wake(app));
-        } catch (e) {
-          this.d.log(`app ${app.id}: the wake-up could not start: ${(e as Error).message}`);
         }
       }
-      await this.d.hostRepo.pruneScheduled(new Date(Date.now() - WAKEUP_LIMITS.keep_runs_ms).toISOString());
+      await this.d.hostRepo.pruneScheduled(tenants, new Date(Date.now() - WAKEUP_LIMITS.keep_runs_ms).toISOString());
       return out;
     })().finally(() => {
       this.round = null;
@@ -132,7 +142,7 @@ export class AppWakeups {
     } catch (e) {
       report.error = isAppError(e) ? `${e.code}${e.params.reason ? `: ${e.params.reason}` : ''}` : 'failed';
       this.d.log(`app ${app.id}: tick failed (${report.error})`);
-      await this.d.hostRepo.wakeupOutcome(app.id, `failed: ${report.error}`);
+      await this.d.hostRepo.wakeupOutcome(app, `failed: ${report.error}`);
       return report;
     }
     const list = Array.isArray(answer) ? answer : Array.isArray((answer as { items?: unknown })?.items) ? (answer as { items: unknown[] }).items : [];
@@ -152,9 +162,9 @@ export class AppWakeups {
         if (why !== 'not due yet' && why !== 'already run') this.d.log(`app ${app.id}: scheduled item ${key} skipped: ${why}`);
       }
     }
-    if (later.length) this.pending.set(app.id, later);
-    else this.pending.delete(app.id);
-    await this.d.hostRepo.wakeupOutcome(app.id, `ok: ${report.queued.length} queued, ${report.skipped.length} skipped, ${report.dropped} dropped`);
+    if (later.length) this.pending.set(pendingKey(app), later);
+    else this.pending.delete(pendingKey(app));
+    await this.d.hostRepo.wakeupOutcome(app, `ok: ${report.queued.length} queued, ${report.skipped.length} skipped, ${report.dropped} dropped`);
     return report;
   }
 
@@ -163,7 +173,7 @@ export class AppWakeups {
    * They are kept in memory: after a restart they wait for the app's next wake-up.
    */
   private async duePending(app: InstalledApp) {
-    const items = this.pending.get(app.id);
+    const items = this.pending.get(pendingKey(app));
     if (!items) return;
     const now = new Date();
     const report: WakeupReport = { plugin: app.id, queued: [], skipped: [], dropped: 0 };
@@ -173,8 +183,8 @@ export class AppWakeups {
       if (why === 'not due yet') left.push(raw);
       else if (why && why !== 'already run') this.d.log(`app ${app.id}: scheduled item skipped: ${why}`);
     }
-    if (left.length) this.pending.set(app.id, left);
-    else this.pending.delete(app.id);
+    if (left.length) this.pending.set(pendingKey(app), left);
+    else this.pending.delete(pendingKey(app));
   }
 
   /** Queues one item when it is due and sound; the reason it was not, else null. */
@@ -197,7 +207,9 @@ export class AppWakeups {
       return `paths must be a list of at most ${RUN_LIMITS.paths} paths`;
     if (bytesOf(it.params) > RUN_LIMITS.params_bytes) return `params over ${RUN_LIMITS.params_bytes} bytes`;
     const places: Place[] = [];
-    const me = this.d.files.forActor(this.system);
+    // No person: the system, in the app's tenant only (its paths are that tenant's storages).
+    const system = systemActor('app-wakeup', { tenant_id: app.tenant_id });
+    const me = this.d.files.forActor(system);
     for (const p of paths as string[]) {
       try {
         const place = me.target(p).place;
@@ -211,9 +223,9 @@ export class AppWakeups {
       }
     }
     const dueAt = new Date(due).toISOString();
-    if (!(await this.d.hostRepo.claimScheduled(app.id, it.key, dueAt))) return 'already run';
-    const op = await this.d.jobs.enqueue(app, this.system, action.id, places, it.params ?? {}, app.manifest.default_language);
-    await this.d.hostRepo.scheduledOp(app.id, it.key, dueAt, op);
+    if (!(await this.d.hostRepo.claimScheduled(app, it.key, dueAt))) return 'already run';
+    const op = await this.d.jobs.enqueue(app, system, action.id, places, it.params ?? {}, app.manifest.default_language);
+    await this.d.hostRepo.scheduledOp(app, it.key, dueAt, op);
     report.queued.push(op);
     return null;
   }

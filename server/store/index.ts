@@ -5,7 +5,7 @@
  * install path.
  */
 import { statfs } from 'node:fs/promises';
-import type { ChangeChannel, Db } from '../db';
+import { DEFAULT_TENANT, type ChangeChannel, type Db } from '../db';
 import { AppError } from '../errors';
 import type { EventBus } from '../events';
 import type { AppPlugins } from '../plugins';
@@ -78,7 +78,9 @@ async function freeBytes(dir: string | null): Promise<number | null> {
 export function createStoreUpdates(d: { db: Db; bus: EventBus; plugins: AppPlugins; store: AppStore }): StoreUpdates {
   const updates = new StoreUpdates({ store: d.store, apps: storeApps(d.plugins), repo: new StoreUpdatesRepo(d.db), bus: d.bus });
   // Every uninstall (the store's or Admin → Apps → Installed) goes through the app plugins, which audit it.
-  d.bus.on('audit', async (p) => {
+  d.bus.on('audit', async (p, meta) => {
+    // The store's updates are the operator's tenant's apps' (storeApps): another tenant's uninstall of the same id is not theirs.
+    if (meta.tenant.tenant_id !== DEFAULT_TENANT.tenant_id) return;
     if (p.action === 'app_plugin.uninstall' && p.resource?.startsWith('app:')) await updates.forget(p.resource.slice('app:'.length));
     // A language pack's uninstall is the store's own.
     if (p.action === 'app_store.uninstall' && p.resource?.startsWith('language:')) await updates.forget(p.resource.slice('language:'.length));
@@ -97,14 +99,18 @@ export function createStoreLicences(d: { db: Db; bus: EventBus; plugins: AppPlug
   });
 }
 
-/** The app plugins' admin side as the store sees it. */
+/**
+ * The app plugins' admin side as the store sees it. The store is the platform operator's (docs/tenants.md,
+ * "Step 1: apps"): it installs, upgrades and licenses the apps of the operator's tenant, tenant 1 (its routes
+ * are platform routes; its system work, updates and licence checks, has no other tenant).
+ */
 const storeApps = (p: AppPlugins): StoreApps => ({
-  installed: async () => new Map((await p.repo.list()).map((a) => [a.id, { version: a.version, permissions: [...a.manifest.permissions] }])),
+  installed: async () => new Map((await p.repo.list(DEFAULT_TENANT)).map((a) => [a.id, { version: a.version, permissions: [...a.manifest.permissions] }])),
   install: (by, bytes, hosts, expect) => p.admin.install(by, bytes, hosts, expect),
   upgrade: (by, id, bytes, expect) => p.admin.upgrade(by, id, bytes, expect),
   uninstall: (by, id) => p.admin.uninstall(by, id),
   setLicense: async (by, id, token) => {
-    const app = await p.repo.get(id);
+    const app = await p.repo.get(DEFAULT_TENANT, id);
     if (!app) throw new AppError('not_found', { path: id });
     return p.licenses.set(by, app, token);
   },

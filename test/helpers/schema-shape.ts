@@ -168,8 +168,9 @@ export async function commonFromPostgres(c: pg.Client): Promise<CommonShape> {
   const fks = await c.query<{ tbl: string; from_col: string; ref: string; to_col: string; del: string }>(`
     SELECT con.conrelid::regclass::text AS tbl, a.attname AS from_col, con.confrelid::regclass::text AS ref, fa.attname AS to_col, con.confdeltype AS del
     FROM pg_constraint con
-    JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = con.conkey[1]
-    JOIN pg_attribute fa ON fa.attrelid = con.confrelid AND fa.attnum = con.confkey[1]
+    CROSS JOIN LATERAL unnest(con.conkey, con.confkey) AS k(from_num, to_num)
+    JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.from_num
+    JOIN pg_attribute fa ON fa.attrelid = con.confrelid AND fa.attnum = k.to_num
     WHERE con.contype = 'f' AND con.connamespace = 'public'::regnamespace`);
   const action: Record<string, string> = { a: 'no action', r: 'restrict', c: 'cascade', n: 'set null', d: 'set default' };
   for (const r of fks.rows) tables[r.tbl.replace(/"/g, '')].fks.push(`${r.from_col} -> ${r.ref.replace(/"/g, '')}.${r.to_col} on delete ${action[r.del]}`);

@@ -21,6 +21,7 @@ import { addTenantRow, onHost, type HostAnswer } from '../helpers/tenants';
 import { startFakeOpenAI, type FakeLlm } from '../helpers/fake-llm';
 import { b64u, vaultBody } from '../helpers/vault';
 import { ofType, postSse } from '../assistant/helpers';
+import { buildAppPackage, publisherKey, sampleManifest } from '../helpers/app-package';
 
 const ALPHA = 'alpha.example.test';
 const BETA = 'beta.example.test';
@@ -32,21 +33,21 @@ const B_SECRET = `beta-secret-${R}`;
 const B_PERSON = `only-beta-${R}@example.test`;
 const MISSING_ID = 987654321;
 const BETA_HOOK = `http://127.0.0.1:9/beta-hook-${R}`;
+const BETA_APP = `beta-app-${R}`;
+const BETA_APP_SETTING = `beta-app-setting-${R}`;
 
 /** Route parameters and id fields with no beta thing made here, and why; each is filled with a missing value on both sides. */
 const NOT_SCOPED = 'its cluster is not scoped by tenant yet (docs/tenants.md, "Step 1: what is left"): a beta thing joins this suite with it';
 const NOT_AN_ID = 'not the id of a tenant’s row';
+const APPS_INSTALLATION = 'the installation’s, the platform operator’s (docs/tenants.md, "Step 1: apps"): supertenant_only to a tenant admin';
 const NO_BETA_THING: Record<string, string> = {
-  '/api/admin/app-plugins/apps/:id id': NOT_SCOPED,
-  '/api/admin/app-plugins/apps/:id/license id': NOT_SCOPED,
-  '/api/admin/app-plugins/apps/:id/package id': NOT_SCOPED,
-  '/api/admin/app-plugins/keys/:id id': NOT_SCOPED,
-  '/api/admin/app-plugins/license-revocations license_id': NOT_SCOPED,
-  '/api/admin/app-plugins/license-revocations/:id id': NOT_SCOPED,
-  '/api/admin/app-plugins/store-keys/:id id': NOT_SCOPED,
-  '/api/admin/app-store/stores/:id id': NOT_SCOPED,
-  '/api/admin/app-store/stores/:id/media id': NOT_SCOPED,
-  '/api/admin/app-store/stores/:id/refresh id': NOT_SCOPED,
+  '/api/admin/app-plugins/keys/:id id': APPS_INSTALLATION,
+  '/api/admin/app-plugins/license-revocations license_id': APPS_INSTALLATION,
+  '/api/admin/app-plugins/license-revocations/:id id': APPS_INSTALLATION,
+  '/api/admin/app-plugins/store-keys/:id id': APPS_INSTALLATION,
+  '/api/admin/app-store/stores/:id id': APPS_INSTALLATION,
+  '/api/admin/app-store/stores/:id/media id': APPS_INSTALLATION,
+  '/api/admin/app-store/stores/:id/refresh id': APPS_INSTALLATION,
   '/api/admin/replica/rules/:id id': NOT_SCOPED,
   '/api/admin/replication-targets/:id id': NOT_SCOPED,
   '/api/admin/storages replica_target_id': NOT_SCOPED,
@@ -160,6 +161,22 @@ describe('tenants: isolation over every route', () => {
     );
   }
 
+  /**
+   * Apps (docs/tenants.md, "Step 1: apps"): the operator trusts a publisher (the installation's list), and beta's
+   * admin installs an app of its own through beta's prefix (a package is a raw body, which onHost does not send)
+   * and gives it settings. Answers the app's id.
+   */
+  async function appsOfBeta(token: string): Promise<string> {
+    const key = publisherKey('beta-publisher');
+    const operator = await s.login();
+    ok(await s.api('POST', '/api/admin/app-plugins/keys', { token: operator, body: key.trusted }), 'the operator trusts the publisher');
+    const pkg = await buildAppPackage({ key, manifest: sampleManifest({ id: BETA_APP, publisher: key.publisher, permissions: ['storage'] }) });
+    const r = await s.api('POST', '/t/beta/api/admin/app-plugins/apps', { token, raw: new Uint8Array(pkg), headers: { 'content-type': 'application/zip' } });
+    assert.equal(r.status, 201, `beta installs an app: ${JSON.stringify(r.body)}`);
+    ok(await beta('PATCH', `/api/admin/app-plugins/apps/${BETA_APP}`, { token, body: { settings: { note: BETA_APP_SETTING } } }), 'beta app settings');
+    return BETA_APP;
+  }
+
   before(async () => {
     s = await startTestServer({ SERVICE_MULTI_TENANT: '1' });
     const a = await tenant('alpha', ALPHA, {});
@@ -202,6 +219,7 @@ describe('tenants: isolation over every route', () => {
       'beta NFS export',
     ).export.id as number;
     b.tenant = t.id;
+    b.app = await appsOfBeta(bToken);
     const sessions = ok(await beta('GET', '/api/auth/sessions', { token: bToken }), 'beta sessions');
     b.session = ((sessions.sessions ?? sessions) as Json[])[0].id as number;
     await betaAssistantAndVault();
@@ -245,6 +263,7 @@ describe('tenants: isolation over every route', () => {
     if (name === 'key_id') return b.key;
     if (name === 'conversation_id') return b.conversation;
     if (name === 'step_id') return b.step;
+    if (name === 'plugin') return b.app;
     if (name !== 'id') return undefined;
     const kinds: Array<[RegExp, string]> = [
       [/^\/api\/admin\/users\//, 'user'],
@@ -262,6 +281,7 @@ describe('tenants: isolation over every route', () => {
       [/^\/api\/files\/thumb\//, 'node'],
       [/^\/api\/files\/assistant\/conversations\//, 'conversation'],
       [/^\/api\/vault\/folders\//, 'folder'],
+      [/^\/api\/admin\/app-plugins\/apps\//, 'app'],
     ];
     const kind = kinds.find(([re]) => re.test(route))?.[1];
     return kind ? b[kind] : undefined;
@@ -288,7 +308,7 @@ describe('tenants: isolation over every route', () => {
       return out;
     }
     if (PATHISH.test(name)) return side === 'beta' ? `/Docs/${B_ONLY_FILE}` : `/Docs/missing-${R}.txt`;
-    if (/(^id$|_id$|Id$|^token$|^sid$)/.test(name)) {
+    if (/(^id$|_id$|Id$|^token$|^sid$|^plugin$)/.test(name)) {
       const thing = betaThing(route, name);
       if (thing === undefined) unfilled.add(`${route} ${name}`);
       const v = side === 'beta' && thing !== undefined ? thing : name === 'token' ? `missing${R}missing${R}` : MISSING_ID;
@@ -328,6 +348,8 @@ describe('tenants: isolation over every route', () => {
     String(b.vaultKey),
     `b-vault-${R}`,
     `b-assist-${R}`,
+    BETA_APP_SETTING,
+    BETA_APP,
   ];
 
   /** Beta markers in an answer that the request did not carry itself (an echoed path or token tells nothing). */
@@ -356,6 +378,7 @@ describe('tenants: isolation over every route', () => {
       '/api/admin/storages',
       '/api/admin/roles',
       '/api/admin/webhooks',
+      '/api/admin/app-plugins/apps',
       '/api/auth/keys',
       '/api/files/share',
       '/api/files/manager?path=/Docs',

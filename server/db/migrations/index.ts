@@ -59,6 +59,7 @@ import { platformOperator } from './20261207110300-platform-operator';
 import { nodesTenant } from './20261207150100-nodes-tenant';
 import { tenantTombstones } from './20261207160000-tenant-tombstones';
 import { assistantVaultTenant } from './20261207180200-assistant-vault-tenant';
+import { appPluginsPerTenant } from './20261207180300-app-plugins-per-tenant';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -117,6 +118,7 @@ export const MIGRATIONS: Migration[] = [
   nodesTenant,
   tenantTombstones,
   assistantVaultTenant,
+  appPluginsPerTenant,
 ];
 
 export type { Migration } from './types';

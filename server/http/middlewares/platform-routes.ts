@@ -27,7 +27,11 @@ export const PLATFORM_ROUTES: readonly RegExp[] = [
   route(ANY, 'metrics(/|$)'),
   // Global settings (the `settings` table is the installation's until settings are per tenant).
   route(ANY, 'api/admin/(uplink|governor|homes|backups|external|meter/prices|auth/settings|auth/oidc|replica/settings)(/|$)'),
-  route(ANY, 'api/admin/(app-plugins|app-store)/config/?$'),
+  route(ANY, 'api/admin/app-plugins/config/?$'),
+  // Apps are a tenant's (docs/tenants.md, "Step 1: apps"); the trust lists are the installation's (a tenant
+  // admin reads them), and the app store, its connections, updates and licences online, is the operator's.
+  route(WRITE, 'api/admin/app-plugins/(keys|store-keys|license-revocations)(/|$)'),
+  route(ANY, 'api/admin/app-store(/|$)'),
   route(WRITE, 'api/admin/(protection|assistant)(/|$)'),
   route(WRITE, 'api/admin/webhooks/legacy/?$'),
 ];

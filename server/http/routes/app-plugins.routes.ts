@@ -119,11 +119,11 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
     },
   );
   r.get(`${U}/license/:plugin`, doc({ summary: 'An app’s licence status' }), door, requireUser, async (ctx) => {
-    ctx.body = await p.actions.license(ctx.params.plugin);
+    ctx.body = await p.actions.license(me(ctx), ctx.params.plugin);
   });
   r.get(`${U}/icon/:plugin/:name`, doc({ summary: 'An app’s icon', produces: ['image/png', 'image/svg+xml'] }), door, requireUser, async (ctx) => {
     const name = ctx.params.name;
-    ctx.body = await p.actions.icon(ctx.params.plugin, name);
+    ctx.body = await p.actions.icon(actor(ctx), ctx.params.plugin, name);
     // SVG icons are shown as images only: no script runs from them.
     ctx.type = name.endsWith('.svg') ? 'image/svg+xml' : 'image/png';
     ctx.set({
@@ -144,7 +144,7 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
   };
   const body = async <T extends z.ZodType>(ctx: Ctx, schema: T) => validate(schema, await readObject(ctx, d.maxJsonBytes));
   r.get(`${A}/apps`, doc({ summary: 'Installed apps', auth: 'admin' }), admin, async (ctx) => {
-    ctx.body = await p.admin.list();
+    ctx.body = await p.admin.list(me(ctx));
   });
   r.post(
     `${A}/apps`,
@@ -167,7 +167,7 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
     },
   );
   r.get(`${A}/apps/:id`, doc({ summary: 'One installed app', auth: 'admin' }), admin, async (ctx) => {
-    ctx.body = await p.admin.get(ctx.params.id);
+    ctx.body = await p.admin.get(me(ctx), ctx.params.id);
   });
   r.put(
     `${A}/apps/:id/package`,
@@ -183,18 +183,18 @@ export function appPluginRoutes(d: { plugins: AppPlugins; settings: SettingsStor
   r.delete(`${A}/apps/:id`, doc({ summary: 'Remove an app', auth: 'admin' }), admin, async (ctx) => {
     ctx.body = await p.admin.uninstall(actor(ctx), ctx.params.id);
   });
-  // Licences (docs/app-plugins.md, "Licences").
-  const installed = async (id: string) =>
-    (await p.repo.get(id)) ??
+  // Licences (docs/app-plugins.md, "Licences"): an app's is its tenant's; store keys and revocations the installation's.
+  const installed = async (ctx: Ctx) =>
+    (await p.repo.get(me(ctx), ctx.params.id)) ??
     (() => {
-      throw new AppError('not_found', { path: id });
+      throw new AppError('not_found', { path: ctx.params.id });
     })();
   r.put(`${A}/apps/:id/license`, doc({ summary: 'Install a licence token for an app', body: licenseBody, auth: 'admin' }), admin, async (ctx) => {
-    const app = await installed(ctx.params.id);
+    const app = await installed(ctx);
     ctx.body = await p.licenses.set(actor(ctx), app, (await body(ctx, licenseBody)).token);
   });
   r.delete(`${A}/apps/:id/license`, doc({ summary: 'Remove an app’s licence', auth: 'admin' }), admin, async (ctx) => {
-    ctx.body = await p.licenses.remove(actor(ctx), await installed(ctx.params.id));
+    ctx.body = await p.licenses.remove(actor(ctx), await installed(ctx));
   });
   r.get(`${A}/store-keys`, doc({ summary: 'Trusted app-store keys', auth: 'admin' }), admin, async (ctx) => {
     ctx.body = await p.licenses.storeKeys();

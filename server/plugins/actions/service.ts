@@ -9,7 +9,8 @@
  * `viewer` for a view.
  */
 import { mimeOf } from '../../lib/mime';
-import { decide, type Actor, type Role } from '../../auth';
+import { actorTenant, decide, type Actor, type Role } from '../../auth';
+import type { TenantScope } from '../../db';
 import { AppError, isAppError, validation } from '../../errors';
 import type { FileService, Place } from '../../files';
 import type { AppliesRule, ManifestAction, ManifestView } from '../package/manifest';
@@ -41,8 +42,8 @@ export interface ActionsDeps {
   off: () => 'plugins_disabled' | 'app_plugins_disabled' | null;
   /** The app's licence status (`licenses.ts`); a held app is stopped. */
   licenses: AppLicenses;
-  /** Enabled people matching `q` (the people picker). */
-  findUsers: (q: string, limit: number) => Promise<PublicUser[]>;
+  /** Enabled people of the tenant matching `q` (the people picker: the app's tenant's). */
+  findUsers: (s: TenantScope, q: string, limit: number) => Promise<PublicUser[]>;
 }
 
 const ROLE_DEFAULT: Record<string, Role> = { viewer: 'viewer', editor: 'user', admin: 'admin' };
@@ -65,9 +66,10 @@ export class AppActions {
     if (off) throw new AppError(off);
   }
 
-  private async app(id: string): Promise<InstalledApp> {
+  /** The caller's tenant's enabled, running app `id` (another tenant's of the same id is not found). */
+  private async app(actor: Actor, id: string): Promise<InstalledApp> {
     this.gate();
-    const app = await this.d.repo.get(id);
+    const app = await this.d.repo.get(actorTenant(actor), id);
     if (!app || !app.enabled) throw new AppError('not_found', { path: id });
     await this.d.licenses.require(app);
     return app;
@@ -89,7 +91,8 @@ export class AppActions {
    */
   private async lockHolder(actor: Actor, place: Place): Promise<string | null> {
     const lock = this.d.files.locks.of(place.storage_id, place.rel);
-    const token = lock && (await this.d.host().hostRepo.tokenOf(lock.plugin, place.storage_id, place.rel));
+    // The place is in the actor's tenant, so the app that locked it is that tenant's.
+    const token = lock && (await this.d.host().hostRepo.tokenOf({ tenant_id: actorTenant(actor).tenant_id, id: lock.plugin }, place.storage_id, place.rel));
     if (!lock || !token) return null;
     try {
       this.d.files.forActor(actor, 'refuse').holding(token).target(place, 'editor');
@@ -173,7 +176,7 @@ export class AppActions {
     const actions: unknown[] = [];
     const views: unknown[] = [];
     const openRules: unknown[] = [];
-    const enabled = (await this.d.repo.list()).filter((x) => x.enabled);
+    const enabled = (await this.d.repo.list(actorTenant(actor))).filter((x) => x.enabled);
     const running = await Promise.all(enabled.map((x) => this.d.licenses.running(x)));
     for (const app of enabled.filter((_, i) => running[i])) {
       const icon = (file?: string) => (file ? `/api/files/plugins/icon/${app.id}/${file.slice('icons/'.length)}` : undefined);
@@ -252,7 +255,7 @@ export class AppActions {
 
   /** `POST /actions/{plugin}/{action}/run`: 202 with the op, or 200 with the view's opening surface when the action has a view and no params. */
   async run(actor: Actor, lang: string, plugin: string, actionId: string, body: { paths?: unknown; params?: unknown }) {
-    const app = await this.app(plugin);
+    const app = await this.app(actor, plugin);
     const action =
       app.manifest.actions.find((a) => a.id === actionId) ??
       (() => {
@@ -273,7 +276,7 @@ export class AppActions {
 
   /** `GET /views/{plugin}/{view}`: the opening surface. */
   async view(actor: Actor, lang: string, plugin: string, viewId: string, q: { path?: string | string[]; section?: string }) {
-    const app = await this.app(plugin);
+    const app = await this.app(actor, plugin);
     const view = this.viewOf(app, viewId);
     this.require(actor, app, view.id, 'viewer');
     const given = q.path === undefined ? [] : Array.isArray(q.path) ? q.path : [q.path];
@@ -291,7 +294,7 @@ export class AppActions {
     viewId: string,
     b: { paths?: unknown; state?: unknown; event?: unknown; action_id?: unknown; data?: unknown },
   ) {
-    const app = await this.app(plugin);
+    const app = await this.app(actor, plugin);
     const view = this.viewOf(app, viewId);
     this.require(actor, app, view.id, 'viewer');
     if (!EVENTS.includes(b.event as never)) throw validation('event', `one of ${EVENTS.join(', ')}`);
@@ -333,23 +336,23 @@ export class AppActions {
 
   /** `GET /users`: the people picker, for an app that declares `users.lookup` and a caller holding `app.<app>.users.lookup`. */
   async users(actor: Actor, plugin: string, q: string) {
-    const app = await this.app(plugin);
+    const app = await this.app(actor, plugin);
     requireUserLookup(actor, app);
     const term = q.trim().slice(0, 100);
-    return { users: term ? await this.d.findUsers(term, 20) : [] };
+    return { users: term ? await this.d.findUsers(app, term, 20) : [] };
   }
 
   /** `GET /license/{plugin}`: `{status, valid_until?, updates_until?}`, computed offline (licenses.ts); a held app answers too. */
-  async license(plugin: string) {
+  async license(s: TenantScope, plugin: string) {
     this.gate();
-    const app = await this.d.repo.get(plugin);
+    const app = await this.d.repo.get(s, plugin);
     if (!app) throw new AppError('not_found', { path: plugin });
     return this.d.licenses.status(app);
   }
 
   /** An icon file of an installed app (the `icon` URLs of the rows). */
-  async icon(plugin: string, name: string): Promise<Buffer> {
-    const app = await this.app(plugin);
+  async icon(actor: Actor, plugin: string, name: string): Promise<Buffer> {
+    const app = await this.app(actor, plugin);
     const b64 = app.icons[`icons/${name}`];
     if (!b64) throw new AppError('not_found', { path: name });
     return Buffer.from(b64, 'base64');

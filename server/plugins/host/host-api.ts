@@ -9,6 +9,7 @@
 import { Readable } from 'node:stream';
 import { actorRef, decide, type Actor } from '../../auth';
 import { AppError } from '../../errors';
+import type { TenantScope } from '../../db';
 import type { ActorFiles, FileService, Place } from '../../files';
 import { format } from '../../lib/i18n';
 import { uiPath } from '../../lib/paths';
@@ -57,8 +58,8 @@ export function requireUserLookup(a: Actor, app: InstalledApp) {
 
 export interface HostDeps {
   files: FileService;
-  /** One enabled account by id, or null (`users.get`). */
-  findUser: (id: number) => Promise<PublicUser | null>;
+  /** One enabled account of the tenant by id, or null (`users.get`: the app's tenant's people only). */
+  findUser: (s: TenantScope, id: number) => Promise<PublicUser | null>;
   repo: AppsRepo;
   /** `pages.create` / `pages.revoke` (host/pages.ts): public app pages. */
   pages?: (app: InstalledApp, actor: Actor) => HostApi;
@@ -115,7 +116,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
   };
   /** The caller's face, holding this app's own lock on `place` when it has one (its later writes pass). */
   const holder = async (place: Place): Promise<ActorFiles> => {
-    const token = await d.hostRepo.tokenOf(app.id, place.storage_id, place.rel);
+    const token = await d.hostRepo.tokenOf(app, place.storage_id, place.rel);
     return token ? files().holding(token) : files();
   };
   /** Resolves a path for a marks call: the place, checked at `need` through the holding face. */
@@ -191,7 +192,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
     },
     'kv.get': async (a) => {
       needs('storage');
-      const v = await d.repo.kvGet(app.id, kvKey(obj(a).key));
+      const v = await d.repo.kvGet(app, kvKey(obj(a).key));
       return v === null ? null : JSON.parse(v);
     },
     'kv.set': async (a) => {
@@ -201,19 +202,18 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       const key = kvKey(o.key);
       const text = JSON.stringify(o.value ?? null);
       if (Buffer.byteLength(text) > HOST_LIMITS.kv_value_bytes) throw refuse(app.id, `a value holds at most ${HOST_LIMITS.kv_value_bytes} bytes of JSON`);
-      if (!(await d.repo.kvSet(app.id, key, text, { keys: HOST_LIMITS.kv_keys, bytes: HOST_LIMITS.kv_bytes })))
-        throw refuse(app.id, "the app's storage is full");
+      if (!(await d.repo.kvSet(app, key, text, { keys: HOST_LIMITS.kv_keys, bytes: HOST_LIMITS.kv_bytes }))) throw refuse(app.id, "the app's storage is full");
       return true;
     },
     'kv.delete': async (a) => {
       needs('storage');
       notWakeup('storage writes');
-      return await d.repo.kvDelete(app.id, kvKey(obj(a).key));
+      return await d.repo.kvDelete(app, kvKey(obj(a).key));
     },
     'kv.list': async (a) => {
       needs('storage');
       const prefix = typeof obj(a).prefix === 'string' ? (obj(a).prefix as string).slice(0, HOST_LIMITS.kv_key_chars) : '';
-      return { keys: await d.repo.kvKeys(app.id, prefix, 1000) };
+      return { keys: await d.repo.kvKeys(app, prefix, 1000) };
     },
     'ops.progress': (a) => {
       if (!c.job) throw refuse(app.id, 'progress is for job calls');
@@ -244,7 +244,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       const raw = obj(a).id;
       const id = typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
       if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw refuse(app.id, 'id must be a user id (a positive whole number)');
-      return d.findUser(id);
+      return d.findUser(app, id);
     },
     'i18n.t': (a) => {
       const o = obj(a);
@@ -269,7 +269,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
         },
         actorRef(actor!),
       );
-      await d.hostRepo.putToken(app.id, place.storage_id, place.rel, token);
+      await d.hostRepo.putToken(app, place.storage_id, place.rel, token);
       return { lock };
     },
     'locks.clear': async (a) => {
@@ -277,7 +277,7 @@ export function buildHostApi(d: HostDeps, c: HostCall): HostApi {
       notWakeup('locks');
       const { place } = await marked(obj(a).path, 'editor');
       const cleared = await d.files.locks.clear(place.storage_id, place.rel, app.id);
-      await d.hostRepo.dropToken(app.id, place.storage_id, place.rel);
+      await d.hostRepo.dropToken(app, place.storage_id, place.rel);
       return { cleared };
     },
     'locks.get': async (a) => {

@@ -144,7 +144,8 @@ export class AppPages {
 
   /** The installed, enabled app behind a link and its page, or null (the link then reads as revoked / unavailable). */
   private async appOf(share: ShareRow): Promise<InstalledApp | null> {
-    return this.usable(share, share.plugin_name ? await this.d.repo.get(share.plugin_name) : null);
+    // The link's tenant's app: a page is served only where its link is found, by its own tenant's app.
+    return this.usable(share, share.plugin_name ? await this.d.repo.get(share, share.plugin_name) : null);
   }
 
   /** `app` when it can serve the link: installed, enabled and with the link's page; else null. */
@@ -379,7 +380,7 @@ export class AppPages {
   /** `GET /api/admin/app-plugins/shares`: app links with their creator, newest first. */
   async list(scope: TenantScope, q: { plugin?: string; active?: boolean; limit: number; offset: number }, origin: string) {
     const { rows, total } = await this.d.shares.repo.appLinks(scope, { ...q, nowIso: new Date().toISOString() });
-    const apps = new Map((await this.d.repo.list()).map((a) => [a.id, a]));
+    const apps = new Map((await this.d.repo.list(scope)).map((a) => [a.id, a]));
     // Each creator is read once for the page, however many of its links it lists.
     const ids = [...new Set(rows.map((r) => r.owner_id))];
     const creators = new Map<number, Principal | null>(

@@ -6,14 +6,21 @@
  * an install, an upgrade and a kv write under the app's storage caps each
  * decide and write in one statement or one unit of work.
  */
-import type { Db } from '../../db';
+import type { Db, TenantScope } from '../../db';
 import type { AppPluginsTable } from '../../db/tables';
 import type { Manifest } from '../package/manifest';
 import type { AppPackage, TrustedKey } from '../package/package';
 
-/** An installed app as the rest of the plugins module sees it (JSON columns parsed). */
-export interface InstalledApp {
+/**
+ * An installed app as a reference: its tenant and id (docs/tenants.md, "Step 1: apps": an app is installed
+ * per tenant, so the id alone names none). An `InstalledApp` is one.
+ */
+export interface AppRef extends TenantScope {
   id: string;
+}
+
+/** An installed app as the rest of the plugins module sees it (JSON columns parsed). */
+export interface InstalledApp extends AppRef {
   version: string;
   publisher: string;
   digest: string;
@@ -66,26 +73,29 @@ function packageRow(pkg: AppPackage, approvedHosts: string[], t: string) {
   };
 }
 
+/** The cache's key of an app: its tenant and id. */
+const keyOf = (s: TenantScope, id: string) => `${s.tenant_id}:${id}`;
+
 export class AppsRepo {
-  /** Apps by id, parsed once; every write below drops the entry (this module is the only writer). */
+  /** Apps by tenant and id, parsed once; every write below drops the entry (this module is the only writer). */
   private cache = new Map<string, InstalledApp | null>();
   /** Bumped by every write: a read that began before a write does not fill the cache with what it read. */
   private writes = 0;
   constructor(private db: Db) {}
 
-  private forget(id: string) {
+  private forget(app: AppRef) {
     this.writes++;
-    this.cache.delete(id);
+    this.cache.delete(keyOf(app, app.id));
   }
 
-  /** The installed app, or null. */
-  async get(id: string): Promise<InstalledApp | null> {
-    const hit = this.cache.get(id);
+  /** The tenant's installed app, or null (another tenant's app of the same id is not this one). */
+  async get(s: TenantScope, id: string): Promise<InstalledApp | null> {
+    const hit = this.cache.get(keyOf(s, id));
     if (hit !== undefined) return hit;
     const at = this.writes;
-    const r = await this.db.async.first(this.db.k.selectFrom('app_plugins').selectAll().where('id', '=', id));
+    const r = await this.db.async.first(this.db.k.selectFrom('app_plugins').selectAll().where('tenant_id', '=', s.tenant_id).where('id', '=', id));
     const app = r ? parse(r) : null;
-    if (at === this.writes) this.cache.set(id, app);
+    if (at === this.writes) this.cache.set(keyOf(s, id), app);
     return app;
   }
 
@@ -94,55 +104,60 @@ export class AppsRepo {
    * presenters that run synchronously (an op's frame and the ops routes); `list()` at start and `get()`
    * on every run fill it, and a miss starts a read so the next call has it.
    */
-  known(id: string): InstalledApp | null | undefined {
-    const hit = this.cache.get(id);
-    if (hit === undefined) void this.get(id).catch(() => undefined);
+  known(s: TenantScope, id: string): InstalledApp | null | undefined {
+    const hit = this.cache.get(keyOf(s, id));
+    if (hit === undefined) void this.get(s, id).catch(() => undefined);
     return hit;
   }
 
-  /** Every installed app by id: one read of the ids, one of the rows not cached yet. */
-  async list(): Promise<InstalledApp[]> {
+  /** Every app installed in the tenant, by id: one read of the ids, one of the rows not cached yet. */
+  async list(s: TenantScope): Promise<InstalledApp[]> {
     const k = this.db.k;
     const cache = this.cache;
     const at = this.writes;
     const { ids, rows } = await this.db.async.read(function* (t) {
-      const ids = (yield* t.all(k.selectFrom('app_plugins').select('id').orderBy('id'))).map((r) => r.id);
-      const missing = ids.filter((id) => !cache.get(id));
-      const rows = missing.length ? yield* t.all(k.selectFrom('app_plugins').selectAll().where('id', 'in', missing)) : [];
+      const ids = (yield* t.all(k.selectFrom('app_plugins').select('id').where('tenant_id', '=', s.tenant_id).orderBy('id'))).map((r) => r.id);
+      const missing = ids.filter((id) => !cache.get(keyOf(s, id)));
+      const rows = missing.length ? yield* t.all(k.selectFrom('app_plugins').selectAll().where('tenant_id', '=', s.tenant_id).where('id', 'in', missing)) : [];
       return { ids, rows };
     });
     const fresh = new Map(rows.map((r) => [r.id, parse(r)]));
-    if (at === this.writes) for (const [id, app] of fresh) this.cache.set(id, app);
-    return ids.map((id) => fresh.get(id) ?? cache.get(id)).filter((a): a is InstalledApp => !!a);
+    if (at === this.writes) for (const [id, app] of fresh) this.cache.set(keyOf(s, id), app);
+    return ids.map((id) => fresh.get(id) ?? cache.get(keyOf(s, id))).filter((a): a is InstalledApp => !!a);
   }
 
-  /** Installs a new app (enabled, no settings); null when an app with this id is installed already (one statement). */
-  async install(pkg: AppPackage, by: number | null, approvedHosts: string[]): Promise<InstalledApp | null> {
+  /**
+   * Installs a new app in the tenant (enabled, no settings); null when the tenant has an app with this id
+   * already (one statement). Another tenant's app of the same id is no obstacle.
+   */
+  async install(s: TenantScope, pkg: AppPackage, by: number | null, approvedHosts: string[]): Promise<InstalledApp | null> {
     const t = now();
     const row = packageRow(pkg, approvedHosts, t);
     const n = await this.db.async.run(
       this.db.k
         .insertInto('app_plugins')
-        .values({ ...row, enabled: 1, settings: '{}', installed_by: by, installed_at: t })
-        .onConflict((oc) => oc.column('id').doNothing()),
+        .values({ ...row, tenant_id: s.tenant_id, enabled: 1, settings: '{}', installed_by: by, installed_at: t })
+        .onConflict((oc) => oc.columns(['tenant_id', 'id']).doNothing()),
     );
-    this.forget(row.id);
-    return n > 0 ? this.get(row.id) : null;
+    this.forget({ tenant_id: s.tenant_id, id: row.id });
+    return n > 0 ? this.get(s, row.id) : null;
   }
 
   /**
    * Replaces an installed app's package, when its version is still `fromVersion` (the admin's settings and
    * enabled state are kept); null when it is gone or another upgrade came first (one conditional statement).
    */
-  async upgrade(pkg: AppPackage, fromVersion: string, approvedHosts: string[]): Promise<InstalledApp | null> {
+  async upgrade(s: TenantScope, pkg: AppPackage, fromVersion: string, approvedHosts: string[]): Promise<InstalledApp | null> {
     const row = packageRow(pkg, approvedHosts, now());
-    const n = await this.db.async.run(this.db.k.updateTable('app_plugins').set(row).where('id', '=', row.id).where('version', '=', fromVersion));
-    this.forget(row.id);
-    return n > 0 ? this.get(row.id) : null;
+    const n = await this.db.async.run(
+      this.db.k.updateTable('app_plugins').set(row).where('tenant_id', '=', s.tenant_id).where('id', '=', row.id).where('version', '=', fromVersion),
+    );
+    this.forget({ tenant_id: s.tenant_id, id: row.id });
+    return n > 0 ? this.get(s, row.id) : null;
   }
 
   /** Changes an app's admin fields when its version is still `version` (checked against that package); false otherwise. */
-  async update(id: string, version: string, patch: { enabled?: boolean; settings?: Record<string, unknown>; approved_hosts?: string[] }): Promise<boolean> {
+  async update(app: AppRef, version: string, patch: { enabled?: boolean; settings?: Record<string, unknown>; approved_hosts?: string[] }): Promise<boolean> {
     const n = await this.db.async.run(
       this.db.k
         .updateTable('app_plugins')
@@ -152,31 +167,40 @@ export class AppsRepo {
           ...(patch.approved_hosts !== undefined && { approved_hosts: JSON.stringify(patch.approved_hosts) }),
           updated_at: now(),
         })
-        .where('id', '=', id)
+        .where('tenant_id', '=', app.tenant_id)
+        .where('id', '=', app.id)
         .where('version', '=', version),
     );
-    this.forget(id);
+    this.forget(app);
     return n > 0;
   }
 
-  /** Removes an app and (by cascade) its key-value storage; false when it was not there. */
-  async remove(id: string): Promise<boolean> {
-    const n = await this.db.async.run(this.db.k.deleteFrom('app_plugins').where('id', '=', id));
-    this.forget(id);
+  /**
+   * Removes an app and (by cascade) its key-value storage, licence, lock tokens and schedule; false when it
+   * was not there. Another tenant's app of the same id keeps all of its own.
+   */
+  async remove(app: AppRef): Promise<boolean> {
+    const n = await this.db.async.run(this.db.k.deleteFrom('app_plugins').where('tenant_id', '=', app.tenant_id).where('id', '=', app.id));
+    this.forget(app);
     return n > 0;
   }
 
-  // Per-app key-value storage (host API `kv.*`).
-  async kvGet(plugin: string, key: string): Promise<string | null> {
+  // Per-app key-value storage (host API `kv.*`): the app's own, in its tenant.
+  async kvGet(app: AppRef, key: string): Promise<string | null> {
     return (
-      (await this.db.async.first(this.db.k.selectFrom('app_plugin_kv').select('value').where('plugin', '=', plugin).where('key', '=', key)))?.value ?? null
+      (
+        await this.db.async.first(
+          this.db.k.selectFrom('app_plugin_kv').select('value').where('tenant_id', '=', app.tenant_id).where('plugin', '=', app.id).where('key', '=', key),
+        )
+      )?.value ?? null
     );
   }
-  async kvKeys(plugin: string, prefix: string, limit: number): Promise<string[]> {
+  async kvKeys(app: AppRef, prefix: string, limit: number): Promise<string[]> {
     const q = this.db.k
       .selectFrom('app_plugin_kv')
       .select('key')
-      .where('plugin', '=', plugin)
+      .where('tenant_id', '=', app.tenant_id)
+      .where('plugin', '=', app.id)
       .where('key', '>=', prefix)
       .where('key', '<', prefix + '\uffff')
       .orderBy('key')
@@ -187,34 +211,41 @@ export class AppsRepo {
    * Sets `key` unless the app's storage would pass `caps` (a new key past `keys`, or `bytes` in all): false
    * then, nothing written. One serializable unit: two writers counting the same rows cannot both fit.
    */
-  kvSet(plugin: string, key: string, value: string, caps: KvCaps): Promise<boolean> {
+  kvSet(app: AppRef, key: string, value: string, caps: KvCaps): Promise<boolean> {
     const k = this.db.k;
+    const { tenant_id, id: plugin } = app;
     return this.db.async.unit(
       function* (t) {
         const [st] = yield* t.sql<{ count: number | string; bytes: number | string }>(
-          'SELECT count(*) AS count, coalesce(sum(length(key) + length(value)), 0) AS bytes FROM app_plugin_kv WHERE plugin = ?',
-          [plugin],
+          'SELECT count(*) AS count, coalesce(sum(length(key) + length(value)), 0) AS bytes FROM app_plugin_kv WHERE tenant_id = ? AND plugin = ?',
+          [tenant_id, plugin],
         );
-        const isNew = !(yield* t.first(k.selectFrom('app_plugin_kv').select('key').where('plugin', '=', plugin).where('key', '=', key)));
+        const isNew = !(yield* t.first(
+          k.selectFrom('app_plugin_kv').select('key').where('tenant_id', '=', tenant_id).where('plugin', '=', plugin).where('key', '=', key),
+        ));
         // PostgreSQL answers count(*) and sum() of integers as text.
         if ((isNew && Number(st.count) >= caps.keys) || Number(st.bytes) + value.length > caps.bytes) return false;
         const at = now();
         yield* t.run(
           k
             .insertInto('app_plugin_kv')
-            .values({ plugin, key, value, updated_at: at })
-            .onConflict((oc) => oc.columns(['plugin', 'key']).doUpdateSet({ value, updated_at: at })),
+            .values({ tenant_id, plugin, key, value, updated_at: at })
+            .onConflict((oc) => oc.columns(['tenant_id', 'plugin', 'key']).doUpdateSet({ value, updated_at: at })),
         );
         return true;
       },
       { isolation: 'serializable' },
     );
   }
-  async kvDelete(plugin: string, key: string): Promise<boolean> {
-    return (await this.db.async.run(this.db.k.deleteFrom('app_plugin_kv').where('plugin', '=', plugin).where('key', '=', key))) > 0;
+  async kvDelete(app: AppRef, key: string): Promise<boolean> {
+    return (
+      (await this.db.async.run(
+        this.db.k.deleteFrom('app_plugin_kv').where('tenant_id', '=', app.tenant_id).where('plugin', '=', app.id).where('key', '=', key),
+      )) > 0
+    );
   }
 
-  // Trusted publisher keys.
+  // Trusted publisher keys: the installation's (the platform operator's trust list), no tenant's.
   trustedKeys(): Promise<Array<TrustedKey & { id: number; added_at: string }>> {
     return this.db.async.all(this.db.k.selectFrom('app_publisher_keys').select(['id', 'publisher', 'public_key_pem', 'added_at']).orderBy('id'));
   }
