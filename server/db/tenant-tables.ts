@@ -63,16 +63,16 @@ export const SCOPED = [
   'nodes',
   'node_removals',
   'text_extracts',
+  'replica_targets',
+  'replica_rules',
+  'replica_failures',
+  'nfs_exports',
+  'docserver_saves',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */
 export const TENANT_OWNED = [
   ...SCOPED,
-  'nfs_exports',
-  'docserver_saves',
-  'replica_targets',
-  'replica_rules',
-  'replica_failures',
   'assistant_conversations',
   'assistant_steps',
   'assistant_prefs',

@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { sshKeyLine, tempDir } from '../helpers/tools';
 import { addTenantRow, onHost, type HostAnswer } from '../helpers/tenants';
+import { ReplicationRepo } from '../../server/replication/replication.repo';
 
 const ALPHA = 'alpha.example.test';
 const BETA = 'beta.example.test';
@@ -29,6 +30,7 @@ const B_SECRET = `beta-secret-${R}`;
 const B_PERSON = `only-beta-${R}@example.test`;
 const MISSING_ID = 987654321;
 const BETA_HOOK = `http://127.0.0.1:9/beta-hook-${R}`;
+const BETA_TARGET = `beta-target-${R}`;
 
 /** Route parameters and id fields with no beta thing made here, and why; each is filled with a missing value on both sides. */
 const NOT_SCOPED = 'its cluster is not scoped by tenant yet (docs/tenants.md, "Step 1: what is left"): a beta thing joins this suite with it';
@@ -44,12 +46,6 @@ const NO_BETA_THING: Record<string, string> = {
   '/api/admin/app-store/stores/:id id': NOT_SCOPED,
   '/api/admin/app-store/stores/:id/media id': NOT_SCOPED,
   '/api/admin/app-store/stores/:id/refresh id': NOT_SCOPED,
-  '/api/admin/replica/rules/:id id': NOT_SCOPED,
-  '/api/admin/replication-targets/:id id': NOT_SCOPED,
-  '/api/admin/storages replica_target_id': NOT_SCOPED,
-  '/api/admin/storages/:id replica_target_id': NOT_SCOPED,
-  '/api/admin/storages/:id/test replica_target_id': NOT_SCOPED,
-  '/api/admin/storages/test replica_target_id': NOT_SCOPED,
   '/api/files/assistant/chat conversation_id': NOT_SCOPED,
   '/api/files/assistant/conversations/:id/undo step_id': NOT_SCOPED,
   '/api/vault/folders/:id id': NOT_SCOPED,
@@ -129,6 +125,31 @@ describe('tenants: isolation over every route', () => {
     return { id, on, token, storage: st.id as number, root: root.dir };
   }
 
+  /**
+   * Beta's replication things: a target its storage is linked to, a rule, and an unresolved failure of its
+   * only file (as the engine records one), so the replica routes' ids, `replica_target_id` and fix-one's path are real.
+   */
+  async function replicationThings() {
+    const dir = tempDir(`filedock-iso-beta-target-`);
+    roots.push(dir);
+    b.replicaTarget = ok(
+      await beta('POST', '/api/admin/replication-targets', { token: bToken, body: { name: BETA_TARGET, driver: 'local', config: { path: dir.dir } } }),
+      'beta replication target',
+    ).id as number;
+    ok(await beta('PATCH', `/api/admin/storages/${b.storage}`, { token: bToken, body: { replica_target_id: b.replicaTarget } }), 'beta storage linked');
+    b.replicaRule = ok(await beta('POST', '/api/admin/replica/rules', { token: bToken, body: { path_pattern: 'Docs/skip/**', mode: 'skip' } }), 'beta rule')
+      .id as number;
+    await new ReplicationRepo(s.server.services.db).recordFailure(
+      { tenant_id: Number(b.tenant) },
+      { storage_id: Number(b.storage), rel: B_ONLY_FILE, op: 'write', to_rel: null, from_rel: null, code: 'REPLICA_WRITE_FAIL', message: B_SECRET },
+    );
+    const failures = ok(await beta('GET', '/api/admin/replica/failures', { token: bToken }), 'beta failures').failures as Json[];
+    assert.deepEqual(
+      failures.map((f) => f.path),
+      [`/Docs/${B_ONLY_FILE}`],
+    );
+  }
+
   before(async () => {
     s = await startTestServer({ SERVICE_MULTI_TENANT: '1' });
     const a = await tenant('alpha', ALPHA, {});
@@ -171,6 +192,7 @@ describe('tenants: isolation over every route', () => {
       'beta NFS export',
     ).export.id as number;
     b.tenant = t.id;
+    await replicationThings();
     const sessions = ok(await beta('GET', '/api/auth/sessions', { token: bToken }), 'beta sessions');
     b.session = ((sessions.sessions ?? sessions) as Json[])[0].id as number;
   });
@@ -210,6 +232,7 @@ describe('tenants: isolation over every route', () => {
     if (/^(run_id|runId)$/.test(name)) return b.run;
     if (name === 'upload_id') return b.upload;
     if (name === 'key_id') return b.key;
+    if (name === 'replica_target_id') return b.replicaTarget;
     if (name !== 'id') return undefined;
     const kinds: Array<[RegExp, string]> = [
       [/^\/api\/admin\/users\//, 'user'],
@@ -221,6 +244,8 @@ describe('tenants: isolation over every route', () => {
       [/^\/api\/auth\/sessions\//, 'session'],
       [/^\/api\/auth\/ssh-keys\//, 'sshKey'],
       [/^\/api\/admin\/gateways\/nfs\/exports\//, 'export'],
+      [/^\/api\/admin\/replication-targets\//, 'replicaTarget'],
+      [/^\/api\/admin\/replica\/rules\//, 'replicaRule'],
       [/^\/api\/platform\/tenants\//, 'tenant'],
       [/^\/api\/files\/share\//, 'share'],
       [/^\/api\/files\/permissions\/share-mail/, 'share'],
@@ -278,7 +303,18 @@ describe('tenants: isolation over every route', () => {
   }
 
   /** What only beta has: its file's name and text, its person, link token, names of its role and keys, its hook and root. */
-  const markers = () => [B_ONLY_FILE, B_SECRET, B_PERSON, String(b.token), `Beta role ${R}`, `beta-key-${R}`, `beta-ssh-${R}`, BETA_HOOK, String(b.root)];
+  const markers = () => [
+    B_ONLY_FILE,
+    B_SECRET,
+    B_PERSON,
+    String(b.token),
+    `Beta role ${R}`,
+    `beta-key-${R}`,
+    `beta-ssh-${R}`,
+    BETA_HOOK,
+    String(b.root),
+    BETA_TARGET,
+  ];
 
   /** Beta markers in an answer that the request did not carry itself (an echoed path or token tells nothing). */
   const leaks = (r: HostAnswer, sent: { url: string; body?: unknown }): string[] => {
@@ -309,6 +345,9 @@ describe('tenants: isolation over every route', () => {
       '/api/auth/keys',
       '/api/files/share',
       '/api/files/manager?path=/Docs',
+      '/api/admin/replication-targets',
+      '/api/admin/replica/rules',
+      '/api/admin/replica/failures',
     ]) {
       const r = await beta('GET', path, { token: bToken });
       // Not what a sync or the volume probe changes by itself in the background: the last sync time, the volume seen.

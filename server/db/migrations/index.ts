@@ -58,6 +58,7 @@ import { opsDedupPerTenant } from './20261207110200-ops-dedup-per-tenant';
 import { platformOperator } from './20261207110300-platform-operator';
 import { nodesTenant } from './20261207150100-nodes-tenant';
 import { tenantTombstones } from './20261207160000-tenant-tombstones';
+import { replicationDocserverTenant } from './20261207180100-replication-docserver-tenant';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -115,6 +116,7 @@ export const MIGRATIONS: Migration[] = [
   platformOperator,
   nodesTenant,
   tenantTombstones,
+  replicationDocserverTenant,
 ];
 
 export type { Migration } from './types';
