@@ -113,9 +113,11 @@ export class ReplicationEngine {
 
   /** Whether storage `uid` (or, given a number, that id) has an enabled target right now (cheap: one indexed read). */
   async linkedTarget(storage: string | number): Promise<Link | null> {
-    const tenant = this.d.storageTenant(storage);
-    const l = tenant ? await this.d.repo.linkOf(tenant, storage) : null;
-    return l && { tenant: { tenant_id: tenant!.tenant_id }, storageId: l.storage_id, storage: l.storage, targetId: l.target_id, sync: l.mode === 'sync' };
+    const of = this.d.storageTenant(storage);
+    if (!of) return null;
+    const tenant = { tenant_id: of.tenant_id };
+    const l = await this.d.repo.linkOf(tenant, storage);
+    return l && { tenant, storageId: l.storage_id, storage: l.storage, targetId: l.target_id, sync: l.mode === 'sync' };
   }
 
   /**
