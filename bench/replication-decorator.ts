@@ -12,7 +12,7 @@
  *   npm run bench -- replication-decorator     (BENCH_CALLS=5000, BENCH_RULES=20)
  */
 import { join } from 'node:path';
-import { openDatabase } from '../server/db';
+import { DEFAULT_TENANT, openDatabase } from '../server/db';
 import { EventBus } from '../server/events';
 import { JobQueue } from '../server/jobs';
 import { createReplication } from '../server/replication';
@@ -52,6 +52,8 @@ export async function decoratorCost(): Promise<Array<Record<string, string>>> {
       log: () => undefined,
       backends: unused,
       unlinkStorages: unused,
+      // Both storages are tenant 1's (the table's default); the server asks its storages' in-memory copy.
+      storageTenant: (st) => (['s-on', 's-off', 1, 2].includes(st) ? DEFAULT_TENANT : undefined),
       summary: () => '',
       primary: unused,
       backoffMs: 5000,
@@ -67,7 +69,7 @@ export async function decoratorCost(): Promise<Array<Record<string, string>>> {
     storage.run('s-on', 'on', 'local', 1, t, t);
     storage.run('s-off', 'off', 'local', null, t, t);
     // Rules no path below matches: every call tries them all (the slow case of the first-match walk).
-    for (let i = 0; i < RULES; i++) await repl.policy.createRule({ path_pattern: `on/skipped${i}/**/*.tmp`, mode: 'skip', priority: i });
+    for (let i = 0; i < RULES; i++) await repl.policy.createRule(DEFAULT_TENANT, { path_pattern: `on/skipped${i}/**/*.tmp`, mode: 'skip', priority: i });
 
     const path = (i: number) => `photos/${i % 97}/img${i}.jpg`;
     const on: number[] = [];
@@ -83,10 +85,10 @@ export async function decoratorCost(): Promise<Array<Record<string, string>>> {
     const match: number[] = [];
     const rows: number[] = [];
     await timed(0, CALLS, () => repl.engine.linkedTarget('s-on'), link);
-    const modeFor = await repl.policy.matcher();
+    const modeFor = await repl.policy.matcher(DEFAULT_TENANT);
     await timed(0, CALLS, (i) => modeFor('on', path(i)), match);
     for (let i = 0; i < CALLS; i++) {
-      repl.engine.enqueue({ storage_id: 1, op: 'write', rel: `again/${path(i)}` });
+      repl.engine.enqueue(DEFAULT_TENANT, { storage_id: 1, op: 'write', rel: `again/${path(i)}` });
       await timed(i, i + 1, () => repl.engine.flush(), rows);
     }
     const row = (what: string, xs: number[]) => ({ what, p50: us(pct(xs, 0.5)), p99: us(pct(xs, 0.99)), mean: us(xs.reduce((a, b) => a + b, 0) / xs.length) });

@@ -233,8 +233,9 @@ export async function compose(config: Config, opts: ComposeOptions) {
       settings,
       log: logFn,
       backends: () => catalogue.storages,
-      // Replication targets are tenant 1's until their cluster is scoped (docs/tenants.md).
-      unlinkStorages: (id) => storagesRepo.unlinkReplicaTarget(DEFAULT_TENANT, id),
+      unlinkStorages: (t, id) => storagesRepo.unlinkReplicaTarget(t, id),
+      // A storage known by uid or id alone (the decorator, the queue's payloads): its row in any tenant, a map lookup.
+      storageTenant: (st) => (typeof st === 'number' ? storagesRepo.ofAnyTenant(st) : storagesRepo.ofAnyTenantByUid(st)),
       summary: storageSummary,
       primary: (id) => io.drivers.driverFor(id),
       backoffMs: config.replicaRetryBackoff,

@@ -224,7 +224,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         syncRuns: () => catalogue.syncer.runsFinished,
         thumbnails: () => thumbs.outcomes,
         scans: () => protection.antivirus.outcomes,
-        replication: () => sv.replication.repair.status(),
+        replication: () => sv.replication.repair.installationStatus(),
         gatewaySessions: () => sv.gateways.registry.status().sessions,
       },
     });
@@ -327,7 +327,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       admission: { maxActive: config.admissionMaxActive, maxQueued: config.admissionMaxQueue, maxWaitMs: config.admissionMaxWait },
       // The recovery point of the backups, for the admin console's health view.
       extra: [
-        ['replication', () => sv.replication.repair.status()],
+        ['replication', () => sv.replication.repair.installationStatus()],
         ['egress', async () => ({ ...shaper.stats(), public_requests: shares.guard.activeStreams(), suspended_links: await suspendedLinkCount() })],
         // Budget use of the metered storages (catalogue/meter.ts).
         ['request_budgets', () => catalogue.meter.status()],

@@ -4,7 +4,7 @@
  * returns two faces: `catalogue` for every module, and `io` (the live drivers
  * and the write gate) for the file service alone.
  */
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { EventBus } from '../events';
 import { DEFAULT_STORAGE_META } from './seed';
 import type { JobQueue } from '../jobs';
@@ -86,7 +86,7 @@ export interface CatalogueOptions {
   /** How local storages' volumes are identified (default: this OS's probe; null: not watched). */
   volumeProbe?: VolumeProbe | null;
   /** See StoragesService: checks a storage's link to a replication target before it is saved. */
-  checkReplicaLink?: (targetId: number, storage: { driver: string; config: Record<string, unknown> }) => Promise<void>;
+  checkReplicaLink?: (targetId: number, storage: TenantScope & { driver: string; config: Record<string, unknown> }) => Promise<void>;
   /** Told a storage's OCR was turned on (StoragesService). */
   ocrTurnedOn?: (id: number) => Promise<unknown>;
 }

@@ -283,19 +283,6 @@ export class NodesRepo {
     return this.db.async.read((t) => this.byIdIn(t, scope, id));
   }
 
-  /**
-   * System work that holds a node id alone (a document server's callback, an NFS handle): the row with `id`
-   * among the tenants' (every tenant that has a storage: `StoragesRepo.tenants`), or undefined.
-   */
-  async byIdAmong(tenants: readonly TenantScope[], id: number): Promise<NodeRow | undefined> {
-    if (!tenants.length) return undefined;
-    const rows = await this.db.async.sql<NodeRow>(`SELECT * FROM nodes WHERE tenant_id IN (${tenants.map(() => '?').join(',')}) AND id = ?`, [
-      ...tenants.map((t) => t.tenant_id),
-      id,
-    ]);
-    return rows[0];
-  }
-
   /** See `listIn`. */
   list(s: StorageRef, dir: string, o: ListOptions): Promise<{ rows: NodeRow[]; total: number }> {
     return this.db.async.read((t) => this.listIn(t, s, dir, o));

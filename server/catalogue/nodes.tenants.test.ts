@@ -62,7 +62,6 @@ test('another tenant’s nodes are neither found by id or path, listed, counted 
   assert.deepEqual(await nodes.getMany(forged, PATHS), [undefined, undefined, undefined, undefined]);
   assert.equal(await nodes.byId(T1, theirs('docs/otter.txt')), undefined);
   assert.equal((await nodes.byId(T2, theirs('docs/otter.txt')))?.path, 'docs/otter.txt');
-  assert.equal(await nodes.byIdAmong([T1], theirs('docs/otter.txt')), undefined);
   assert.deepEqual(await nodes.list(forged, 'docs', { sort: 'name', desc: false, limit: 10, offset: 0 }), { rows: [], total: 0 });
   assert.equal((await nodes.list(s1, 'docs', { sort: 'name', desc: false, limit: 10, offset: 0 })).total, 2);
   assert.deepEqual(await nodes.subtree(forged, ''), []);

@@ -80,7 +80,7 @@ export class StoragesService {
        * (the target exists, it is not at or inside this storage's root);
        * throws AppError. Replication answers it; without replication a link is refused.
        */
-      checkReplicaLink?: (targetId: number, storage: { driver: string; config: StorageConfig }) => Promise<void>;
+      checkReplicaLink?: (targetId: number, storage: TenantScope & { driver: string; config: StorageConfig }) => Promise<void>;
       /** Told the id of the first storage tenant 1 ever gets (none existed before it): the installation's default storage. */
       firstStorage?: (id: number) => Promise<unknown>;
       /** Told a storage's OCR was turned on: its scans already catalogued wait for reading (fulltext/indexer.ts). */
@@ -151,7 +151,7 @@ export class StoragesService {
     const { driver, config } = this.prepareConfig(input.driver, input.config ?? {}, {}, ctx);
     this.checkTenantRoot(s, driver, config);
     const syncMode = this.checkSyncMode(input.sync_mode ?? this.defaultSyncMode(input.driver), input.driver);
-    if (input.replica_target_id != null) await this.checkLink(input.replica_target_id, driver, config);
+    if (input.replica_target_id != null) await this.checkLink(s, input.replica_target_id, driver, config);
     const uid = newUid();
     const built = await this.buildAndProbe(uid, driver, config, ctx);
     const made = await this.repo.insert(s, {
@@ -214,7 +214,7 @@ export class StoragesService {
       if (input.ocr !== undefined) patch.ocr = input.ocr ? 1 : 0;
       if (input.replica_target_id !== undefined) {
         if (input.replica_target_id !== null)
-          await this.checkLink(input.replica_target_id, patch.driver ?? r.driver, JSON.parse(patch.config ?? r.config) as StorageConfig);
+          await this.checkLink(r, input.replica_target_id, patch.driver ?? r.driver, JSON.parse(patch.config ?? r.config) as StorageConfig);
         patch.replica_target_id = input.replica_target_id;
       }
       const built = rebuilt ? await this.buildAndProbe(r.uid, driverName, JSON.parse(patch.config!), ctx) : null;
@@ -284,9 +284,10 @@ export class StoragesService {
     }
   }
 
-  private async checkLink(targetId: number, driver: string, config: StorageConfig): Promise<void> {
+  /** A storage of tenant `s` may link only a target of that tenant (replication answers: another's is no such target). */
+  private async checkLink(s: TenantScope, targetId: number, driver: string, config: StorageConfig): Promise<void> {
     if (!this.opts.checkReplicaLink) throw new AppError('not_configured', { feature: 'replication' });
-    await this.opts.checkReplicaLink(targetId, { driver, config });
+    await this.opts.checkReplicaLink(targetId, { tenant_id: s.tenant_id, driver, config });
   }
 
   /*

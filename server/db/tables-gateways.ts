@@ -16,7 +16,7 @@ export interface DavPropsTable extends TenantRow {
 }
 
 /** gateways: NFS exports (see server/gateways/nfs/exports.repo.ts). */
-export interface NfsExportsTable {
+export interface NfsExportsTable extends TenantRow {
   id: Generated<number>;
   /** UI path of the exported storage or folder (`/<storage>/<folder>`). */
   path: string;
@@ -27,6 +27,4 @@ export interface NfsExportsTable {
   key_id: number | null;
   read_only: number;
   created_at: string;
-  /** The tenant of the export's account, whose rights are read there (docs/tenants.md). */
-  tenant_id: number;
 }

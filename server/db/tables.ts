@@ -548,7 +548,7 @@ export interface ExternalServicesTable {
 }
 
 /** docserver: the newest document-editor save written back, per node. */
-export interface DocserverSavesTable {
+export interface DocserverSavesTable extends TenantRow {
   node_id: number;
   doc_key: string;
   /** The callback's `lastsave` in epoch ms. */

@@ -76,17 +76,15 @@ export const SCOPED = [
   'app_plugin_wakeups',
   'app_plugin_schedule_runs',
   'app_plugin_licenses',
-] as const;
-
-/** Every table holding a tenant's rows (children reached through a parent carry the id too). */
-export const TENANT_OWNED = [
-  ...SCOPED,
-  'nfs_exports',
-  'docserver_saves',
   'replica_targets',
   'replica_rules',
   'replica_failures',
+  'nfs_exports',
+  'docserver_saves',
 ] as const;
+
+/** Every table holding a tenant's rows (children reached through a parent carry the id too). */
+export const TENANT_OWNED = [...SCOPED] as const;
 
 /** Row type of a scoped table: its tenant is always set (the guard refuses an insert without it). */
 export interface TenantRow {

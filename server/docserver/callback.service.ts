@@ -30,7 +30,7 @@ import { randomToken } from '../lib/crypto';
 import { discard } from '../lib/streams';
 import type { ExternalServices } from './external.service';
 import { DocserverSavesRepo, type SaveRow } from './saves.repo';
-import { docKey, keyNode, verifyJwt } from './signing';
+import { docKey, keyParts, verifyJwt, type KeyParts } from './signing';
 
 /** Statuses the document server sends (spec: Document save callback status); 2 and 6 write. */
 const KNOWN_STATUS = new Set([1, 2, 3, 4, 6, 7]);
@@ -104,7 +104,8 @@ export class CallbackService {
     const parsed = callbackBody.safeParse(raw);
     if (!parsed.success) throw refuse('validation_failed', `unreadable callback (${parsed.error.issues[0]?.path.join('.') || 'body'})`);
     const cb = parsed.data;
-    if (keyNode(cb.key) !== node) throw refuse('forbidden', 'the token does not name this node');
+    const key = keyParts(cb.key);
+    if (key?.node !== node) throw refuse('forbidden', 'the token does not name this node');
     if (!KNOWN_STATUS.has(cb.status)) throw refuse('validation_failed', `unknown status ${cb.status}`);
     if (cb.status !== 2 && cb.status !== 6) {
       this.d.log.info(`docserver callback for node ${node}: status ${cb.status}, nothing to write`);
@@ -120,7 +121,7 @@ export class CallbackService {
       throw refuse('validation_failed', 'url unreadable');
     }
     if (revision.origin !== new URL(ds.url).origin) throw refuse('forbidden', `revision url is not on the document server (${revision.origin})`);
-    return this.serial(node, () => this.save(node, { key: cb.key, status: cb.status as 2 | 6, lastsave, url: revision }));
+    return this.serial(node, () => this.save(key, { key: cb.key, status: cb.status as 2 | 6, lastsave, url: revision }));
   }
 
   /** Runs `fn` after every earlier save of the same node. */
@@ -135,14 +136,17 @@ export class CallbackService {
     }
   }
 
-  private async save(node: number, cb: { key: string; status: 2 | 6; lastsave: number; url: URL }): Promise<SaveOutcome> {
-    const row = await this.d.catalogue.nodes.byIdAmong(this.d.catalogue.repo.tenants(), node);
+  /** Writes the revision to the node the key names, found in the key's tenant (another tenant's is no catalogue row). */
+  private async save(k: KeyParts, cb: { key: string; status: 2 | 6; lastsave: number; url: URL }): Promise<SaveOutcome> {
+    const node = k.node;
+    const scope = { tenant_id: k.tenant_id };
+    const row = await this.d.catalogue.nodes.byId(scope, node);
     if (!row || row.deleted_at || row.type !== 'file') throw refuse('not_found', 'no catalogue row');
     const place = { storage_id: row.storage_id, rel: row.path };
     const sys = this.d.files.forActor(systemActor('docserver.save'));
     const etag = (await sys.open(place)).etag;
-    const last = await this.saves.last(node);
-    const stale = this.stale(node, cb, etag, last);
+    const last = await this.saves.last(scope, node);
+    const stale = this.stale(k, cb, etag, last);
     if (stale === 'replay') {
       this.d.log.info(
         `docserver callback for node ${node}: status ${cb.status} of ${new Date(cb.lastsave).toISOString()} is not newer than the save written; nothing written`,
@@ -170,7 +174,7 @@ export class CallbackService {
       }
       const after = (await sys.open(place)).etag;
       const now = new Date().toISOString();
-      await this.saves.record({ node_id: node, doc_key: cb.key, lastsave: cb.lastsave, etag: after, saved_at: now });
+      await this.saves.record(scope, { node_id: node, doc_key: cb.key, lastsave: cb.lastsave, etag: after, saved_at: now });
       this.d.log.info(`docserver save of node ${node} written (status ${cb.status}, ${size} bytes)`);
       return 'written';
     } finally {
@@ -191,9 +195,9 @@ export class CallbackService {
    * (an older session's callback after a newer save, or the file changed
    * by someone else during the session): refused, nothing written.
    */
-  private stale(node: number, cb: { key: string; lastsave: number }, etag: string, last: SaveRow | undefined): string | 'replay' | null {
+  private stale(k: KeyParts, cb: { key: string; lastsave: number }, etag: string, last: SaveRow | undefined): string | 'replay' | null {
     if (last && last.doc_key === cb.key && cb.lastsave <= last.lastsave) return 'replay';
-    if (docKey(this.d.secretKey, node, etag) === cb.key) return null;
+    if (docKey(this.d.secretKey, k, etag) === cb.key) return null;
     if (last && last.doc_key === cb.key && last.etag === etag) return null;
     return 'the file changed since this editing session opened it (a newer save or another write)';
   }

@@ -13,6 +13,7 @@
 import { systemActor, type Actor } from '../auth';
 import type { Catalogue } from '../catalogue';
 import type { DocserverEditor } from '../contract';
+import { DEFAULT_TENANT } from '../db';
 import { AppError, isAppError } from '../errors';
 import type { FileService, OpenFile } from '../files';
 import { baseName, extOf } from '../lib/paths';
@@ -81,9 +82,9 @@ export class EditorService {
       documentType: type,
       document: {
         fileType: ext.toLowerCase(),
-        key: docKey(this.d.secretKey, node.id, file.etag),
+        key: docKey(this.d.secretKey, { node: node.id, tenant_id: node.tenant_id }, file.etag),
         title: file.name,
-        url: `${base}/api/files/docserver/fetch?${signFetch(this.d.secretKey, { node: node.id })}`,
+        url: `${base}/api/files/docserver/fetch?${signFetch(this.d.secretKey, { node: node.id, tenant_id: node.tenant_id })}`,
         permissions: { edit, download: true, print: true, comment: edit, review: edit, fillForms: edit },
       },
       editorConfig: {
@@ -120,8 +121,9 @@ export class EditorService {
   }
 
   /** Parses and checks a fetch URL's query; the file to stream, or a probe's text. Refusals are logged with their reason. */
-  async fetch(q: { node?: number; probe?: string; exp: number; sig: string }): Promise<{ file: OpenFile } | { probe: string }> {
-    const subject: FetchSubject | null = q.node !== undefined ? { node: q.node } : q.probe !== undefined ? { probe: q.probe } : null;
+  async fetch(q: { node?: number; tenant?: number; probe?: string; exp: number; sig: string }): Promise<{ file: OpenFile } | { probe: string }> {
+    const subject: FetchSubject | null =
+      q.node !== undefined ? { node: q.node, ...(q.tenant === undefined ? {} : { tenant_id: q.tenant }) } : q.probe !== undefined ? { probe: q.probe } : null;
     try {
       if (!subject) throw refuse('forbidden', 'signature refused: no subject');
       const bad = checkFetch(this.d.secretKey, subject, q.exp, q.sig);
@@ -132,7 +134,8 @@ export class EditorService {
         p.reached = true;
         return { probe: 'filedock document server probe\n' };
       }
-      const node = await this.d.catalogue.nodes.byIdAmong(this.d.catalogue.repo.tenants(), subject.node);
+      // The node is found in the tenant the URL was signed for (a URL from before tenants were signed: tenant 1).
+      const node = await this.d.catalogue.nodes.byId({ tenant_id: subject.tenant_id ?? DEFAULT_TENANT.tenant_id }, subject.node);
       if (!node || node.deleted_at || node.type !== 'file') throw refuse('not_found', 'no catalogue row');
       const sys = this.d.files.forActor(systemActor('docserver.fetch'));
       let file: OpenFile;

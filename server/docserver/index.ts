@@ -19,7 +19,7 @@ export { NewDocuments, ALL_NEWDOC_TYPES, buildTemplate } from './templates';
 export { EditorService, DOC_GROUPS, documentType, type DocumentType } from './editor.service';
 export { CallbackService, type SaveOutcome } from './callback.service';
 export { ExternalTester } from './tester';
-export { docKey, keyNode, signFetch, checkFetch, FETCH_TTL_MS } from './signing';
+export { docKey, keyParts, signFetch, checkFetch, FETCH_TTL_MS } from './signing';
 
 /**
  * First half, before the file service: the settings (the environment applied

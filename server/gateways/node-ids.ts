@@ -4,6 +4,7 @@
  * renames and moves within its storage; a deleted node has none.
  */
 import type { Catalogue } from '../catalogue';
+import type { TenantScope } from '../db';
 
 export interface NodePlace {
   storageId: number;
@@ -36,16 +37,21 @@ export class NodeIds {
     return await this.idAt(storageId, rel);
   }
 
-  /** Where node `id` is now; null when it is unknown or deleted. Any tenant's until NFS exports are scoped (docs/tenants.md). */
-  async where(id: number): Promise<NodePlace | null> {
-    const n = await this.catalogue.nodes.byIdAmong(this.catalogue.repo.tenants(), id);
+  /** Where node `id` of tenant `s` (an NFS export's) is now; null when it is unknown, deleted or another tenant's. */
+  async where(s: TenantScope, id: number): Promise<NodePlace | null> {
+    const n = await this.catalogue.nodes.byId(s, id);
     if (!n || n.deleted_at) return null;
-    const storage = this.storageName(n.storage_id);
+    const storage = this.storageName(s, n.storage_id);
     return storage === null ? null : { storageId: n.storage_id, storage, rel: n.path, type: n.type === 'dir' ? 'dir' : 'file' };
   }
 
-  /** A storage's name, or null when it is gone. */
-  storageName(id: number): string | null {
-    return this.catalogue.repo.ofAnyTenant(id)?.name ?? null;
+  /** The name of tenant `s`'s storage `id`, or null when it is gone (or another tenant's). */
+  storageName(s: TenantScope, id: number): string | null {
+    return this.catalogue.repo.byId(s, id)?.name ?? null;
+  }
+
+  /** The tenants that have a storage (every one whose exports can serve anything); no query. */
+  tenants(): TenantScope[] {
+    return this.catalogue.repo.tenants();
   }
 }

@@ -5,6 +5,8 @@
  * every copy that is missing or differs (logged as a failure with code
  * `REPLICA_AUDIT_MISMATCH`, so Fix and the report see it). Paths a rule skips
  * are not audited. The last result is kept in one row and shown in the report.
+ * The audit is the installation's (every tenant's linked storages, each under
+ * its tenant's rules); a failure it records is its storage's tenant's.
  */
 import { DEFAULT_TENANT } from '../db';
 import type { ReplicaAudit as ReplicaAuditView } from '../contract';
@@ -13,7 +15,7 @@ import type { JobContext, JobQueue, Scheduler } from '../jobs';
 import { isInternalPath, uiPath } from '../lib/paths';
 import { hashOf, tree, type ReplicationEngine } from './engine';
 import type { SettingsStore } from '../settings';
-import type { ReplicationRepo } from './replication.repo';
+import type { Among, ReplicationRepo } from './replication.repo';
 import { armCron } from './schedule';
 import type { RDriver } from './types';
 
@@ -42,6 +44,7 @@ export class ReplicaAudit {
     private queue: JobQueue,
     private bus: EventBus,
     private settings: SettingsStore,
+    private everyTenant: () => Promise<Among>,
   ) {}
 
   register(): void {
@@ -67,16 +70,16 @@ export class ReplicaAudit {
 
   private async run(ctx: JobContext<AuditPayload>): Promise<AuditResult> {
     const out: AuditResult = { ran_at: new Date().toISOString(), kind: ctx.payload.kind, checked: 0, missing: 0, mismatched: 0, unreadable: 0, repaired: [] };
-    const modeOf = await this.engine.modes();
-    for (const s of await this.repo.storages()) {
+    for (const s of await this.repo.storages(await this.everyTenant())) {
       if (!s.replica_target_id) continue;
       ctx.signal.throwIfAborted();
+      const modeOf = await this.engine.modes(s);
       const sides = await this.engine.sides(s.id).catch(() => null);
       if (!sides) continue;
       const files =
         ctx.payload.kind === 'full'
           ? (await tree(sides.primary, '', ctx.signal)).filter((e) => e.type === 'file').map((e) => e.path)
-          : await this.repo.sampleFiles(s.id, ctx.payload.sample ?? this.settings.get('replica_audit_sample_size'));
+          : await this.repo.sampleFiles(s, ctx.payload.sample ?? this.settings.get('replica_audit_sample_size'));
       for (const rel of files) {
         if (isInternalPath(rel) || modeOf(s.name, rel) === 'skip') continue;
         ctx.signal.throwIfAborted();
@@ -90,7 +93,7 @@ export class ReplicaAudit {
         if (b === a) continue;
         if (b === null) out.missing++;
         else out.mismatched++;
-        const { row, opened } = await this.repo.recordFailure({
+        const { row, opened } = await this.repo.recordFailure(s, {
           storage_id: s.id,
           rel,
           op: 'write',
@@ -105,14 +108,14 @@ export class ReplicaAudit {
                 : 'audit: the target copy differs from the primary',
         });
         if (opened)
-          await this.bus.emit(DEFAULT_TENANT, 'replica_fail', {
+          await this.bus.emit(s, 'replica_fail', {
             title: 'Backup copy differs',
             body: `${uiPath(s.name, rel)}: ${row.message}`,
             path: uiPath(s.name, rel),
             op: 'write',
             code: row.code,
           });
-        this.engine.enqueue({ storage_id: s.id, op: 'write', rel });
+        this.engine.enqueue(s, { storage_id: s.id, op: 'write', rel });
         if (out.repaired.length < 20) out.repaired.push(uiPath(s.name, rel));
       }
     }

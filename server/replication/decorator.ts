@@ -14,7 +14,6 @@
  *   `primary_read_fail` is emitted (at most once a minute per storage).
  *   Listings are never redirected: `list` and `walk` pass through.
  */
-import { DEFAULT_TENANT } from '../db';
 import { isAppError } from '../errors';
 import type { EventBus } from '../events';
 import { RAW, type ReplicationEngine } from './engine';
@@ -69,7 +68,7 @@ export function replicationDecorator(engine: ReplicationEngine, targets: Targets
       lastReadFail.set(uid, t);
       const reason = e instanceof Error ? e.message : String(e);
       void bus
-        .emit(DEFAULT_TENANT, 'primary_read_fail', {
+        .emit(link.tenant, 'primary_read_fail', {
           title: 'Served from the backup',
           body: `Storage "${link.storage}" could not be read (${reason}); the backup answered.`,
           storage_id: link.storageId,
@@ -79,7 +78,7 @@ export function replicationDecorator(engine: ReplicationEngine, targets: Targets
         .catch(() => undefined);
     }
     try {
-      return await targets.driver(link.targetId);
+      return await targets.driver(link.tenant, link.targetId);
     } catch {
       return null;
     }

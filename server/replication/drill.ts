@@ -3,7 +3,8 @@
  * folder of a linked storage from its replica into a scratch folder in the
  * data dir (never onto a storage), then compares every restored file with
  * the primary by sha256, both streamed. The result is kept in one row and
- * carried by the report; the scratch folder is removed afterwards.
+ * carried by the report; the scratch folder is removed afterwards. The drill
+ * is the installation's: it samples a folder of any tenant's linked storage.
  */
 import { DEFAULT_TENANT } from '../db';
 import { createHash, randomBytes } from 'node:crypto';
@@ -16,7 +17,7 @@ import { AppError } from '../errors';
 import type { JobContext, JobQueue, Scheduler } from '../jobs';
 import { isInternalPath, joinRel, uiPath } from '../lib/paths';
 import { hashOf, tree, type ReplicationEngine } from './engine';
-import type { ReplicationRepo } from './replication.repo';
+import type { Among, ReplicationRepo } from './replication.repo';
 import { armCron } from './schedule';
 
 export interface DrillPayload {
@@ -42,6 +43,7 @@ export class RestoreDrill {
     private engine: ReplicationEngine,
     private queue: JobQueue,
     private scratchDir: string,
+    private everyTenant: () => Promise<Among>,
   ) {}
 
   register(): void {
@@ -53,7 +55,7 @@ export class RestoreDrill {
    * the one given) backed up to an enabled target there is nothing to restore from: `no_backup_target`.
    */
   async request(p: DrillPayload = {}): Promise<string> {
-    if (!(await this.repo.linkedStorageIds(p.storage_id)).length)
+    if (!(await this.repo.linkedStorageIds(await this.everyTenant(), p.storage_id)).length)
       throw new AppError('no_backup_target', {}, undefined, 'no storage is backed up to an enabled target');
     const key = `replica.drill:${p.storage_id ?? ''}:${p.rel ?? ''}`;
     return this.queue.enqueue('replica.drill', p, { tenant: DEFAULT_TENANT, dedupKey: key, behindRunning: true, priority: -2 });
@@ -62,7 +64,13 @@ export class RestoreDrill {
   /** (Re)arms the drill schedule from `cron`; removed when empty (or, logged, when invalid). */
   schedule(scheduler: Scheduler, cron: string, log: (msg: string, err?: unknown) => void): void {
     // Nothing backed up: a scheduled drill is skipped, not recorded as a drill of nothing.
-    armCron(scheduler, DRILL_SCHEDULE, cron, async () => void ((await this.repo.linkedStorageIds()).length && (await this.request())), log);
+    armCron(
+      scheduler,
+      DRILL_SCHEDULE,
+      cron,
+      async () => void ((await this.repo.linkedStorageIds(await this.everyTenant())).length && (await this.request())),
+      log,
+    );
   }
 
   async last(): Promise<ReplicaDrill | null> {
@@ -71,7 +79,10 @@ export class RestoreDrill {
   }
 
   private async run(ctx: JobContext<DrillPayload>): Promise<ReplicaDrill> {
-    const pick = ctx.payload.storage_id !== undefined ? { storage_id: ctx.payload.storage_id, rel: ctx.payload.rel ?? '' } : await this.repo.sampleFolder();
+    const pick =
+      ctx.payload.storage_id !== undefined
+        ? { storage_id: ctx.payload.storage_id, rel: ctx.payload.rel ?? '' }
+        : await this.repo.sampleFolder(await this.everyTenant());
     const out: ReplicaDrill = {
       ran_at: new Date().toISOString(),
       folder: null,
@@ -88,7 +99,7 @@ export class RestoreDrill {
     out.folder = uiPath(sides.storage, pick.rel);
     const scratch = join(this.scratchDir, `replica-drill-${randomBytes(6).toString('hex')}`);
     try {
-      const modeOf = await this.engine.modes();
+      const modeOf = await this.engine.modes(sides.tenant);
       const files = (await tree(sides.primary, pick.rel, ctx.signal))
         .filter((e) => e.type === 'file' && !isInternalPath(joinRel(pick.rel, e.path)) && modeOf(sides.storage, joinRel(pick.rel, e.path)) !== 'skip')
         .slice(0, DRILL_MAX_FILES);

@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Transform } from 'node:stream';
-import { DEFAULT_TENANT, untilFree } from '../db';
+import { untilFree, type TenantScope } from '../db';
 import { AppError, isAppError } from '../errors';
 import type { EventBus } from '../events';
 import type { JobContext, JobQueue } from '../jobs';
@@ -45,6 +45,8 @@ export interface EngineDeps {
   targets: TargetsService;
   queue: JobQueue;
   bus: EventBus;
+  /** The tenant of the storage with uid `uid` (or, given a number, that id); undefined when it is gone. No query. */
+  storageTenant: (storage: string | number) => TenantScope | undefined;
   /** The live (decorated) driver of a storage; the engine reads through the undecorated one under it. */
   primary: (storageId: number) => Promise<RDriver>;
   log: (msg: string, err?: unknown) => void;
@@ -57,8 +59,9 @@ export interface EngineDeps {
 /** The mode of a path (`rel` in the storage named `storage`) under the rules. */
 export type ModeOf = (storage: string, rel: string) => ReplicaMode;
 
-/** A storage's enabled target. */
+/** A storage's enabled target (of the storage's tenant). */
 interface Link {
+  tenant: TenantScope;
   storageId: number;
   storage: string;
   targetId: number;
@@ -80,8 +83,8 @@ class ReplicaFailure extends Error {
 
 export class ReplicationEngine {
   private locks = new Map<string, Promise<unknown>>();
-  /** Changes of this tick whose job rows are not written yet, by dedup key. */
-  private pending = new Map<string, CopyPayload>();
+  /** Changes of this tick whose job rows are not written yet, by dedup key, with their storage's tenant. */
+  private pending = new Map<string, { p: CopyPayload; tenant: TenantScope }>();
   /** Targets whose last attempt hung, with the time until which their jobs fail fast. */
   private hung = new Map<number, number>();
   private dirs = new TargetDirs();
@@ -95,7 +98,8 @@ export class ReplicationEngine {
     this.d.queue.register(
       'replica_retry',
       async (ctx) => {
-        const f = await this.d.repo.failure(ctx.payload.failure_id);
+        // A retry is queued in its failure's tenant (the storage's).
+        const f = await this.d.repo.failure(ctx.tenant, ctx.payload.failure_id);
         if (!f || f.resolved_at) return { skipped: true };
         // Everything the first attempt knew: an append_only file moved away is read from where it went.
         return this.runJob(
@@ -109,8 +113,11 @@ export class ReplicationEngine {
 
   /** Whether storage `uid` (or, given a number, that id) has an enabled target right now (cheap: one indexed read). */
   async linkedTarget(storage: string | number): Promise<Link | null> {
-    const l = await this.d.repo.linkOf(storage);
-    return l && { storageId: l.storage_id, storage: l.storage, targetId: l.target_id, sync: l.mode === 'sync' };
+    const of = this.d.storageTenant(storage);
+    if (!of) return null;
+    const tenant = { tenant_id: of.tenant_id };
+    const l = await this.d.repo.linkOf(tenant, storage);
+    return l && { tenant, storageId: l.storage_id, storage: l.storage, targetId: l.target_id, sync: l.mode === 'sync' };
   }
 
   /**
@@ -122,10 +129,10 @@ export class ReplicationEngine {
     try {
       const link = await this.linkedTarget(uid);
       if (!link) return;
-      for (const p of this.plan(await this.modes(), link.storage, kind, rel, to)) {
+      for (const p of this.plan(await this.modes(link.tenant), link.storage, kind, rel, to)) {
         const payload: CopyPayload = { storage_id: link.storageId, ...p };
-        if (link.sync) await this.runNow(payload);
-        else this.enqueue(payload);
+        if (link.sync) await this.runNow(link.tenant, payload);
+        else this.enqueue(link.tenant, payload);
       }
     } catch (e) {
       this.d.log(`replication of ${kind} ${rel} could not be queued`, e);
@@ -143,8 +150,8 @@ export class ReplicationEngine {
     try {
       const link = await untilFree(() => this.linkedTarget(storageId), QUEUE_WAIT_MS);
       if (!link) return;
-      const modes = await this.modes();
-      for (const rel of rels) for (const p of this.plan(modes, link.storage, kind, rel)) this.enqueue({ storage_id: link.storageId, ...p });
+      const modes = await this.modes(link.tenant);
+      for (const rel of rels) for (const p of this.plan(modes, link.storage, kind, rel)) this.enqueue(link.tenant, { storage_id: link.storageId, ...p });
     } catch (e) {
       this.d.log(`replication of ${rels.length} synced ${kind}s could not be queued`, e);
     }
@@ -190,9 +197,10 @@ export class ReplicationEngine {
    * so a write that lands during a copy is never lost to the running job.
    * The rows are written at the end of the tick, one transaction for all the
    * tick's changes: the primary write answers without waiting for a commit.
+   * The op is the storage's tenant's (`tenant`).
    */
-  enqueue(p: CopyPayload): void {
-    this.pending.set(`replica:${p.storage_id}:${p.op}:${p.rel}${p.to ? `>${p.to}` : ''}${p.from ? `<${p.from}` : ''}`, p);
+  enqueue(tenant: TenantScope, p: CopyPayload): void {
+    this.pending.set(`replica:${p.storage_id}:${p.op}:${p.rel}${p.to ? `>${p.to}` : ''}${p.from ? `<${p.from}` : ''}`, { p, tenant });
     if (this.pending.size === 1) setImmediate(() => void this.flush());
   }
 
@@ -202,9 +210,8 @@ export class ReplicationEngine {
     const batch = [...this.pending];
     this.pending.clear();
     try {
-      // One unit for the tick's copies.
-      // Replication's storages are tenant 1's until its cluster is scoped (ReplicationRepo's TENANT).
-      const items = batch.map(([base, p]) => ({ payload: p, o: { tenant: DEFAULT_TENANT, dedupKey: base, behindRunning: true, priority: -1 } }));
+      // One unit for the tick's copies, each in its storage's tenant.
+      const items = batch.map(([base, { p, tenant }]) => ({ payload: p, o: { tenant, dedupKey: base, behindRunning: true, priority: -1 } }));
       await untilFree(() => this.d.queue.enqueueAll('replica.copy', items), QUEUE_WAIT_MS);
     } catch (e) {
       // The database held by another program past its wait: the content audit finds these copies later.
@@ -213,13 +220,13 @@ export class ReplicationEngine {
   }
 
   /** Runs a job now (sync targets); a failure is logged and retried by the queue. */
-  private async runNow(p: CopyPayload): Promise<void> {
+  private async runNow(tenant: TenantScope, p: CopyPayload): Promise<void> {
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(new AppError('timeout')), this.d.timeoutMs);
     try {
       await this.run(p, ac.signal, true);
     } catch {
-      this.enqueue(p);
+      this.enqueue(tenant, p);
     } finally {
       clearTimeout(timer);
     }
@@ -238,18 +245,22 @@ export class ReplicationEngine {
    * file away carries the copy.
    */
   private async run(p: CopyPayload, signal: AbortSignal, inline: boolean): Promise<Outcome> {
+    // System work that knows its storage by id: the storage's tenant is the one every row here is written in.
+    const s = this.d.storageTenant(p.storage_id);
+    // A storage deleted since: its failure rows went with it, nothing to copy or repair.
+    if (!s) return 'unlinked';
     const keys = [p.rel, ...(p.to ? [p.to] : [])].map((r) => `${p.storage_id}:${r}`).sort();
     try {
-      const outcome = await this.locked(keys, () => bounded(signal, this.apply(p, signal)));
+      const outcome = await this.locked(keys, () => bounded(signal, this.apply(s, p, signal)));
       if (outcome === 'done') {
-        await this.d.repo.resolve(p.storage_id, p.rel, p.op);
+        await this.d.repo.resolve(s, p.storage_id, p.rel, p.op);
         // A copy that landed carries at least what a write of the same path would (the file's last bytes).
-        if (p.op === 'copy') await this.d.repo.resolve(p.storage_id, p.rel, 'write');
-      } else if (outcome === 'unlinked') await this.d.repo.dropFailure(p.storage_id, p.rel, p.op);
+        if (p.op === 'copy') await this.d.repo.resolve(s, p.storage_id, p.rel, 'write');
+      } else if (outcome === 'unlinked') await this.d.repo.dropFailure(s, p.storage_id, p.rel, p.op);
       else if (outcome === 'missing') {
         // Only an open row is told (one conditional statement: a row resolved meanwhile stays resolved).
         const gone = p.from ? `neither ${p.from} nor ${p.rel} is` : `${p.rel} is not`;
-        await this.d.repo.recordIfOpen({
+        await this.d.repo.recordIfOpen(s, {
           ...this.rowKey(p),
           code: 'PRIMARY_READBACK_FAIL',
           message: `nothing to copy: ${gone} on the primary now (append_only: the target keeps the copy it had)`,
@@ -259,10 +270,10 @@ export class ReplicationEngine {
     } catch (e) {
       // A shutdown or a cancel is no failure of the target: the queue resumes the op later.
       if (signal.aborted && isAppError(signal.reason) && signal.reason.code === 'cancelled') throw signal.reason;
-      if (signal.aborted) await this.markHung(p.storage_id);
+      if (signal.aborted) await this.markHung(s, p.storage_id);
       const f = e instanceof ReplicaFailure ? e : new ReplicaFailure('REPLICA_WRITE_FAIL', message(e));
-      const { row, opened } = await this.d.repo.recordFailure({ ...this.rowKey(p), code: f.code, message: f.message });
-      if (opened) await this.announce(row);
+      const { row, opened } = await this.d.repo.recordFailure(s, { ...this.rowKey(p), code: f.code, message: f.message });
+      if (opened) await this.announce(s, row);
       if (!inline) this.d.log(`replication ${p.op} ${p.rel} failed (${f.code}, attempt ${row.attempts}): ${f.message}`);
       throw new AppError('storage_unreachable', { reason: `${f.code}: ${f.message}` }, undefined, `${f.code}: ${f.message}`);
     }
@@ -277,28 +288,35 @@ export class ReplicationEngine {
    * The undecorated primary driver and the live target driver of a storage,
    * or null when it has no enabled target (the audit's access to both sides).
    */
-  async sides(storageId: number): Promise<{ primary: RDriver; target: RDriver; storage: string } | null> {
-    const s = await this.d.repo.storage(storageId);
-    const t = s?.replica_target_id ? await this.d.repo.target(s.replica_target_id) : undefined;
+  async sides(storageId: number): Promise<{ primary: RDriver; target: RDriver; storage: string; tenant: TenantScope } | null> {
+    const tenant = this.d.storageTenant(storageId);
+    const s = tenant && (await this.d.repo.storage(tenant, storageId));
+    const t = s?.replica_target_id ? await this.d.repo.target(s, s.replica_target_id) : undefined;
     if (!s || !t?.enabled) return null;
     const live = await this.d.primary(storageId);
-    return { primary: (live as RDriver & { [RAW]?: RDriver })[RAW] ?? live, target: await this.d.targets.driver(t.id), storage: s.name };
+    return {
+      primary: (live as RDriver & { [RAW]?: RDriver })[RAW] ?? live,
+      target: await this.d.targets.driver(s, t.id),
+      storage: s.name,
+      tenant: { tenant_id: s.tenant_id },
+    };
   }
 
-  /** The rules as they are now: the mode of `rel` in storage `storage` (temp names are always skipped). */
-  async modes(): Promise<ModeOf> {
-    const modeFor = await this.d.policy.matcher();
+  /** Tenant `s`'s rules as they are now: the mode of `rel` in its storage `storage` (temp names are always skipped). */
+  async modes(s: TenantScope): Promise<ModeOf> {
+    const modeFor = await this.d.policy.matcher(s);
     return (storage, rel) => (isTemp(rel) ? 'skip' : modeFor(storage, rel));
   }
 
-  private async markHung(storageId: number): Promise<void> {
-    const t = (await this.d.repo.storage(storageId))?.replica_target_id;
+  private async markHung(s: TenantScope, storageId: number): Promise<void> {
+    const t = (await this.d.repo.storage(s, storageId))?.replica_target_id;
     if (t) this.hung.set(t, Date.now() + HUNG_PAUSE_MS);
   }
 
-  private async announce(f: FailureRow): Promise<void> {
-    const name = (await this.d.repo.storage(f.storage_id))?.name ?? String(f.storage_id);
-    await this.d.bus.emit(DEFAULT_TENANT, 'replica_fail', {
+  /** Tells the storage's tenant a failure row opened (its bell and webhooks). */
+  private async announce(s: TenantScope, f: FailureRow): Promise<void> {
+    const name = (await this.d.repo.storage(s, f.storage_id))?.name ?? String(f.storage_id);
+    await this.d.bus.emit(s, 'replica_fail', {
       title: 'Backup copy failed',
       body: `${f.op} ${uiPath(name, f.rel)}: ${f.message}`,
       path: uiPath(name, f.rel),
@@ -316,16 +334,17 @@ export class ReplicationEngine {
    * `missing`: a write or copy found nothing to read on the primary for an
    * append_only path, whose target copy must hold the file's last bytes.
    */
-  private async apply(p: CopyPayload, signal: AbortSignal): Promise<Outcome> {
-    const s = await this.d.repo.storage(p.storage_id);
-    const t = s?.replica_target_id ? await this.d.repo.target(s.replica_target_id) : undefined;
+  private async apply(scope: TenantScope, p: CopyPayload, signal: AbortSignal): Promise<Outcome> {
+    const s = await this.d.repo.storage(scope, p.storage_id);
+    // Only a target of the storage's own tenant (a link to another's is no link).
+    const t = s?.replica_target_id ? await this.d.repo.target(scope, s.replica_target_id) : undefined;
     if (!t) return 'unlinked';
     if (!t.enabled) return 'off';
     // One slow target must not hold every copy slot: while it is known to hang, its jobs fail fast (and are retried, or fixed later).
     if ((this.hung.get(t.id) ?? 0) > Date.now()) throw new ReplicaFailure('REPLICA_WRITE_FAIL', `target "${t.name}" did not answer in time; its copies wait`);
     let target: RDriver;
     try {
-      target = await this.d.targets.driver(t.id);
+      target = await this.d.targets.driver(scope, t.id);
     } catch (e) {
       throw new ReplicaFailure('REPLICA_NO_WRITER', `target "${t.name}" cannot be opened: ${message(e)}`);
     }
@@ -343,7 +362,7 @@ export class ReplicationEngine {
         // Read where the file went; back at its old path (restored from the trash) it is read there.
         const found = (await this.push(primary, target, p.rel, deep, signal, p.from)) || (!!p.from && (await this.push(primary, target, p.rel, deep, signal)));
         // Gone from a mirror path: the target follows the primary (the delete or move job removes its copy).
-        if (!found && (await this.modes())(s!.name, p.rel) === 'append_only') return 'missing';
+        if (!found && (await this.modes(scope))(s!.name, p.rel) === 'append_only') return 'missing';
         break;
       }
       case 'delete':

@@ -13,7 +13,7 @@ export const HOST_STATUS_EVERY_MS = 10_000;
 export function replicaHostStatus(repair: RepairService, send: (m: ReplicaHostMessage) => void): HostLine {
   return hostLine<ReplicaHostMessage>(
     async () => {
-      const s = await repair.status();
+      const s = await repair.installationStatus();
       return { type: 'replica', linked: s.linked, rpo_s: s.rpo_s, rpo_warn: s.rpo_warn, unresolved: s.unresolved };
     },
     send,

@@ -4,7 +4,7 @@
  * installs `decorator` on the driver manager, hands `targets.checkLink` to the
  * catalogue, and `main.ts` arms the report schedule.
  */
-import type { Db } from '../db';
+import { TenantsRepo, type Db, type TenantScope } from '../db';
 import type { EventBus } from '../events';
 import type { JobQueue, Scheduler } from '../jobs';
 import type { SettingsStore } from '../settings';
@@ -34,8 +34,10 @@ export interface ReplicationDeps {
   log: (msg: string, err?: unknown) => void;
   /** The catalogue's storage config rules (asked at call time: the catalogue is built after the decorator). */
   backends: () => BackendRules;
-  /** Unlinks every storage from a deleted target (the catalogue owns `storages`). */
-  unlinkStorages: (targetId: number) => Promise<number>;
+  /** Unlinks every storage of the tenant from its deleted target (the catalogue owns `storages`). */
+  unlinkStorages: (s: TenantScope, targetId: number) => Promise<number>;
+  /** The tenant of the storage with uid `uid` (or, given a number, that id); undefined when it is gone. A lookup, no query. */
+  storageTenant: (storage: string | number) => TenantScope | undefined;
   /** A storage's short "where it points" line, reused for targets. */
   summary: (driver: string, config: Record<string, unknown>) => string;
   /** The live driver of a storage (the file service's pool). */
@@ -50,6 +52,9 @@ export interface ReplicationDeps {
 
 export function createReplication(d: ReplicationDeps) {
   const repo = new ReplicationRepo(d.db);
+  // The installation's reports, audit, drill and the loop check span every tenant.
+  const tenants = new TenantsRepo(d.db);
+  const everyTenant = () => tenants.list();
   const rules: BackendRules = {
     descriptors: () => d.backends().descriptors(),
     hasDriver: (x) => d.backends().hasDriver(x),
@@ -58,7 +63,7 @@ export function createReplication(d: ReplicationDeps) {
     openedConfig: (x, c) => d.backends().openedConfig(x, c),
     buildBackend: (uid, x, c, probe) => d.backends().buildBackend(uid, x, c, probe),
   };
-  const targets = new TargetsService(repo, rules, d.unlinkStorages, d.summary);
+  const targets = new TargetsService(repo, rules, d.unlinkStorages, d.summary, everyTenant);
   const policy = new ReplicaPolicy(repo, d.settings);
   const engine = new ReplicationEngine({
     repo,
@@ -66,15 +71,16 @@ export function createReplication(d: ReplicationDeps) {
     targets,
     queue: d.queue,
     bus: d.bus,
+    storageTenant: d.storageTenant,
     primary: d.primary,
     log: d.log,
     backoffMs: d.backoffMs,
     timeoutMs: d.timeoutMs,
   });
   engine.register();
-  const audit = new ReplicaAudit(repo, engine, d.queue, d.bus, d.settings);
+  const audit = new ReplicaAudit(repo, engine, d.queue, d.bus, d.settings, everyTenant);
   audit.register();
-  const drill = new RestoreDrill(repo, engine, d.queue, d.scratchDir);
+  const drill = new RestoreDrill(repo, engine, d.queue, d.scratchDir, everyTenant);
   drill.register();
   const repair = new RepairService(
     repo,
@@ -83,6 +89,7 @@ export function createReplication(d: ReplicationDeps) {
     d.settings,
     () => audit.last(),
     () => drill.last(),
+    everyTenant,
     d.rpoWarnS,
   );
   const decorator = replicationDecorator(engine, targets, d.bus, d.log);

@@ -1,10 +1,13 @@
 /**
- * Rules and settings: which mode a path replicates in. Rules are evaluated by
- * ascending priority (then id); the first enabled rule whose glob matches
- * `<storage name>/<rel>` decides, else `default_mode`. The compiled list is
- * kept in memory and rebuilt on every change, so a change applies at once.
+ * Rules and settings: which mode a path replicates in. Rules are a tenant's
+ * (they match its storages' names); the settings are the installation's.
+ * Rules are evaluated by ascending priority (then id); the first enabled rule
+ * whose glob matches `<storage name>/<rel>` decides, else `default_mode`. The
+ * compiled lists are kept in memory per tenant and dropped on every change,
+ * so a change applies at once.
  */
 import type { ReplicaRule, ReplicaSettings } from '../contract';
+import type { TenantScope } from '../db';
 import { AppError, validation } from '../errors';
 import { checkCron } from '../jobs';
 import type { SettingsStore } from '../settings';
@@ -25,10 +28,11 @@ export type RuleView = ReplicaRule;
 export type SettingsInput = Partial<Omit<ReplicaSettings, 'default_mode'> & { default_mode: string }>;
 export type { ReplicaSettings };
 
-const view = (r: RuleRow): RuleView => ({ ...r, enabled: !!r.enabled });
+const view = ({ tenant_id: _tenant, ...r }: RuleRow): RuleView => ({ ...r, enabled: !!r.enabled });
 
 export class ReplicaPolicy {
-  private compiled: Promise<Array<{ re: RegExp; mode: ReplicaMode }>> | null = null;
+  /** The compiled rules by tenant id. */
+  private compiled = new Map<number, Promise<Array<{ re: RegExp; mode: ReplicaMode }>>>();
   private listeners = new Set<() => void>();
 
   constructor(
@@ -37,15 +41,16 @@ export class ReplicaPolicy {
   ) {}
 
   /**
-   * The rules as they are now, as a function: the mode for `rel` of the storage named `storage`. The rules
-   * are read once and kept until a change (a caller matching many paths asks once).
+   * Tenant `s`'s rules as they are now, as a function: the mode for `rel` of its storage named `storage`. The
+   * rules are read once and kept until a change (a caller matching many paths asks once).
    */
-  async matcher(): Promise<(storage: string, rel: string) => ReplicaMode> {
-    let compiled = this.compiled;
+  async matcher(s: TenantScope): Promise<(storage: string, rel: string) => ReplicaMode> {
+    let compiled = this.compiled.get(s.tenant_id);
     if (!compiled) {
-      compiled = this.compiled = this.repo.rules().then((rs) => rs.filter((r) => r.enabled).map((r) => ({ re: compileGlob(r.path_pattern), mode: r.mode })));
-      // A failed read is not kept: the next change asks again.
-      compiled.catch(() => this.compiled === compiled && (this.compiled = null));
+      const read = this.repo.rules(s).then((rs) => rs.filter((r) => r.enabled).map((r) => ({ re: compileGlob(r.path_pattern), mode: r.mode })));
+      this.compiled.set(s.tenant_id, (compiled = read));
+      // A failed read is not kept: the next call asks again.
+      read.catch(() => this.compiled.get(s.tenant_id) === read && this.compiled.delete(s.tenant_id));
     }
     const rules = await compiled;
     return (storage, rel) => {
@@ -54,14 +59,16 @@ export class ReplicaPolicy {
     };
   }
 
-  async rules(): Promise<RuleView[]> {
-    return (await this.repo.rules()).map(view);
+  /** The tenant's rules. */
+  async rules(s: TenantScope): Promise<RuleView[]> {
+    return (await this.repo.rules(s)).map(view);
   }
 
-  async createRule(input: RuleInput): Promise<RuleView> {
+  /** Adds a rule of the tenant. */
+  async createRule(s: TenantScope, input: RuleInput): Promise<RuleView> {
     if (input.path_pattern === undefined) throw validation('path_pattern', 'is required');
     if (input.mode === undefined) throw validation('mode', 'is required');
-    const row = await this.repo.insertRule({
+    const row = await this.repo.insertRule(s, {
       path_pattern: checkGlob(input.path_pattern),
       mode: checkMode(input.mode, 'mode'),
       priority: input.priority ?? 100,
@@ -72,8 +79,9 @@ export class ReplicaPolicy {
     return view(row);
   }
 
-  async updateRule(id: number, input: RuleInput): Promise<RuleView> {
-    const row = await this.repo.patchRule(id, {
+  /** Changes the tenant's rule; another tenant's is `not_found` like a missing one. */
+  async updateRule(s: TenantScope, id: number, input: RuleInput): Promise<RuleView> {
+    const row = await this.repo.patchRule(s, id, {
       ...(input.path_pattern !== undefined ? { path_pattern: checkGlob(input.path_pattern) } : {}),
       ...(input.mode !== undefined ? { mode: checkMode(input.mode, 'mode') } : {}),
       ...(input.priority !== undefined ? { priority: input.priority } : {}),
@@ -85,8 +93,9 @@ export class ReplicaPolicy {
     return view(row);
   }
 
-  async deleteRule(id: number): Promise<void> {
-    if (!(await this.repo.deleteRule(id))) throw new AppError('not_found');
+  /** Removes the tenant's rule; another tenant's is `not_found` like a missing one. */
+  async deleteRule(s: TenantScope, id: number): Promise<void> {
+    if (!(await this.repo.deleteRule(s, id))) throw new AppError('not_found');
     this.changed();
   }
 
@@ -129,7 +138,7 @@ export class ReplicaPolicy {
   }
 
   private changed(): void {
-    this.compiled = null;
+    this.compiled.clear();
     for (const fn of this.listeners) fn();
   }
 }

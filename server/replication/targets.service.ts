@@ -8,8 +8,9 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DriverDescriptor, ReplicaTarget } from '../contract';
+import type { TenantScope } from '../db';
 import { AppError, validation } from '../errors';
-import { newTargetUid, type ReplicationRepo, type TargetRow } from './replication.repo';
+import { newTargetUid, type Among, type ReplicationRepo, type TargetRow } from './replication.repo';
 import type { RDriver, TargetMode } from './types';
 
 type Config = Record<string, unknown>;
@@ -40,16 +41,19 @@ const nameTaken = (name: string) => new AppError('name_taken', { name }, { field
 const IDENTITY = ['host', 'port', 'bucket', 'endpoint', 'share', 'url'];
 
 export class TargetsService {
-  private live = new Map<number, Promise<RDriver>>();
+  /** Live target drivers by target id, with the target's tenant. */
+  private live = new Map<number, { tenant: number; d: Promise<RDriver> }>();
 
   constructor(
     private repo: ReplicationRepo,
     private rules: BackendRules,
-    private unlinkStorages: (targetId: number) => Promise<number>,
+    private unlinkStorages: (s: TenantScope, targetId: number) => Promise<number>,
     private summary: (driver: string, config: Config) => string,
+    /** Every tenant (the loop check compares a target with every tenant's storages). */
+    private everyTenant: () => Promise<Among>,
   ) {}
 
-  /** `storages`: every storage (the ones linked to `r` are listed). */
+  /** `storages`: the target's tenant's storages (the ones linked to `r` are listed). */
   private view(r: TargetRow, storages: Array<{ id: number; replica_target_id: number | null }>): TargetView {
     const masked = this.rules.maskedConfig(r.driver, JSON.parse(r.config) as Config);
     return {
@@ -67,29 +71,31 @@ export class TargetsService {
     };
   }
 
-  async list(): Promise<TargetView[]> {
-    const [targets, storages] = await Promise.all([this.repo.targets(), this.repo.storages()]);
+  /** The tenant's targets. */
+  async list(s: TenantScope): Promise<TargetView[]> {
+    const [targets, storages] = await Promise.all([this.repo.targets([s]), this.repo.storages([s])]);
     return targets.map((r) => this.view(r, storages));
   }
 
-  async get(id: number): Promise<TargetView> {
-    const [r, storages] = await Promise.all([this.repo.target(id), this.repo.storages()]);
+  /** The tenant's target `id`; another tenant's is `not_found` like a missing one. */
+  async get(s: TenantScope, id: number): Promise<TargetView> {
+    const [r, storages] = await Promise.all([this.repo.target(s, id), this.repo.storages([s])]);
     if (!r) throw new AppError('not_found');
     return this.view(r, storages);
   }
 
-  /** Creates a target after its config resolves, passes the loop check and its probe (10 s). */
-  async create(input: TargetInput): Promise<TargetView> {
+  /** Creates a target of the tenant after its config resolves, passes the loop check and its probe (10 s). */
+  async create(s: TenantScope, input: TargetInput): Promise<TargetView> {
     if (input.name === undefined) throw validation('name', 'is required');
     if (input.driver === undefined) throw validation('driver', 'is required');
-    const name = await this.checkName(input.name);
+    const name = await this.checkName(s, input.name);
     const config = this.rules.prepareBackendConfig(input.driver, input.config ?? {});
-    await this.checkNoLoop(input.driver, config);
+    await this.checkNoLoop(s, input.driver, config);
     const uid = newTargetUid();
     const built = await this.rules.buildBackend(uid, input.driver, config);
     await built.close().catch(() => {});
     // The name is checked again with the insert: another create may have taken it during the probe.
-    const id = await this.repo.insertTarget({
+    const id = await this.repo.insertTarget(s, {
       uid,
       name,
       driver: input.driver,
@@ -98,22 +104,22 @@ export class TargetsService {
       enabled: input.enabled === false ? 0 : 1,
     });
     if (id === 'name_taken') throw nameTaken(name);
-    return this.get(id);
+    return this.get(s, id);
   }
 
   /** Partial update; a changed driver or config is resolved, loop-checked and probed again, and the live driver dropped. */
-  async update(id: number, input: TargetInput): Promise<TargetView> {
-    const r = await this.repo.target(id);
+  async update(s: TenantScope, id: number, input: TargetInput): Promise<TargetView> {
+    const r = await this.repo.target(s, id);
     if (!r) throw new AppError('not_found');
-    const patch: Parameters<ReplicationRepo['patchTarget']>[1] = {};
-    if (input.name !== undefined && input.name !== r.name) patch.name = await this.checkName(input.name, id);
+    const patch: Parameters<ReplicationRepo['patchTarget']>[2] = {};
+    if (input.name !== undefined && input.name !== r.name) patch.name = await this.checkName(s, input.name, id);
     if (input.mode !== undefined) patch.mode = input.mode;
     if (input.enabled !== undefined) patch.enabled = input.enabled ? 1 : 0;
     if (input.config !== undefined || input.driver !== undefined) {
       const driver = input.driver ?? r.driver;
       const old = driver === r.driver ? (JSON.parse(r.config) as Config) : {};
       const config = this.rules.prepareBackendConfig(driver, input.config ?? old, old);
-      await this.checkNoLoop(driver, config);
+      await this.checkNoLoop(s, driver, config);
       if (driver !== r.driver || JSON.stringify(config) !== r.config) {
         const built = await this.rules.buildBackend(r.uid, driver, config);
         await built.close().catch(() => {});
@@ -121,30 +127,31 @@ export class TargetsService {
         patch.config = JSON.stringify(config);
       }
     }
-    const done = await this.repo.patchTarget(id, patch);
+    const done = await this.repo.patchTarget(s, id, patch);
     if (done === 'name_taken') throw nameTaken(patch.name!);
     if (!done) throw new AppError('not_found');
     if (patch.driver || patch.config) await this.drop(id);
-    return this.get(id);
+    return this.get(s, id);
   }
 
   /** Deletes the target and unlinks every storage that pointed at it (their failure rows go too); the backup's files stay. */
-  async delete(id: number): Promise<{ unlinked: number }> {
-    if (!(await this.repo.target(id))) throw new AppError('not_found');
-    await this.repo.dropFailuresOfTarget(id);
-    const unlinked = await this.unlinkStorages(id);
+  async delete(s: TenantScope, id: number): Promise<{ unlinked: number }> {
+    if (!(await this.repo.target(s, id))) throw new AppError('not_found');
+    await this.repo.dropFailuresOfTarget(s, id);
+    const unlinked = await this.unlinkStorages(s, id);
     // Two deletes racing: the second finds nothing left to delete.
-    if (!(await this.repo.deleteTarget(id))) throw new AppError('not_found');
+    if (!(await this.repo.deleteTarget(s, id))) throw new AppError('not_found');
     await this.drop(id);
     return { unlinked };
   }
 
   /**
    * The storage link check (asked by the catalogue before a storage saves
-   * `replica_target_id`): the target exists and does not overlap the storage.
+   * `replica_target_id`): the target exists in the storage's tenant (another tenant's is "no such
+   * replication target", as a missing one) and does not overlap the storage.
    */
-  async checkLink(targetId: number, storage: { driver: string; config: Config }): Promise<void> {
-    const t = await this.repo.target(targetId);
+  async checkLink(targetId: number, storage: TenantScope & { driver: string; config: Config }): Promise<void> {
+    const t = await this.repo.target(storage, targetId);
     if (!t)
       throw new AppError(
         'validation_failed',
@@ -159,23 +166,23 @@ export class TargetsService {
       );
   }
 
-  /** The live driver of target `id` (built once, undecorated, not probed). */
-  driver(id: number): Promise<RDriver> {
-    let d = this.live.get(id);
-    if (!d) {
-      // Kept before the read, so callers at once share one build.
-      d = this.repo
-        .target(id)
-        .then((r) => (r ? this.rules.buildBackend(r.uid, r.driver, JSON.parse(r.config) as Config, false) : Promise.reject(new AppError('not_found'))));
-      this.live.set(id, d);
-      d.catch(() => this.live.get(id) === d && this.live.delete(id));
-    }
+  /** The live driver of tenant `s`'s target `id` (built once, undecorated, not probed); `not_found` when it is not the tenant's. */
+  driver(s: TenantScope, id: number): Promise<RDriver> {
+    const hit = this.live.get(id);
+    // A target id is the installation's: a driver built for one tenant's target is no other tenant's.
+    if (hit) return hit.tenant === s.tenant_id ? hit.d : Promise.reject(new AppError('not_found'));
+    // Kept before the read, so callers at once share one build.
+    const d = this.repo
+      .target(s, id)
+      .then((r) => (r ? this.rules.buildBackend(r.uid, r.driver, JSON.parse(r.config) as Config, false) : Promise.reject(new AppError('not_found'))));
+    this.live.set(id, { tenant: s.tenant_id, d });
+    d.catch(() => this.live.get(id)?.d === d && this.live.delete(id));
     return d;
   }
 
   /** Drops (and closes) the live driver of target `id`, so the next use builds it fresh. */
   async drop(id: number): Promise<void> {
-    const d = this.live.get(id);
+    const d = this.live.get(id)?.d;
     this.live.delete(id);
     if (d)
       await d
@@ -190,22 +197,23 @@ export class TargetsService {
     await Promise.all([...this.live.keys()].map((id) => this.drop(id)));
   }
 
-  private async checkName(name: string, exceptId?: number): Promise<string> {
+  private async checkName(s: TenantScope, name: string, exceptId?: number): Promise<string> {
     const n = name.trim();
     if (!n || n.length > 255) throw validation('name', 'must be 1 to 255 characters');
-    if (await this.repo.targetNameTaken(n, exceptId)) throw nameTaken(n);
+    if (await this.repo.targetNameTaken(s, n, exceptId)) throw nameTaken(n);
     return n;
   }
 
-  private async checkNoLoop(driver: string, stored: Config): Promise<void> {
-    for (const s of await this.repo.storages()) {
+  /**
+   * Refuses a target at, inside or around any storage's root, whatever its tenant: a copy there would loop, or
+   * write into another tenant's storage. Only the admin's own storage is named (another tenant's name is theirs).
+   */
+  private async checkNoLoop(scope: TenantScope, driver: string, stored: Config): Promise<void> {
+    for (const s of await this.repo.storages(await this.everyTenant())) {
       if (this.overlaps(s.driver, JSON.parse(s.config) as Config, driver, stored)) {
         const field = `config.${this.rootKey(driver) ?? 'root'}`;
-        throw new AppError(
-          'validation_failed',
-          { field, reason: 'loop' },
-          { field, reason: `at, inside or around the root of storage "${s.name}": replication would loop` },
-        );
+        const what = s.tenant_id === scope.tenant_id ? `the root of storage "${s.name}"` : "another storage's root";
+        throw new AppError('validation_failed', { field, reason: 'loop' }, { field, reason: `at, inside or around ${what}: replication would loop` });
       }
     }
   }

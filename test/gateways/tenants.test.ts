@@ -15,6 +15,7 @@ import { tempDir } from '../helpers/tools';
 import { onHost } from '../helpers/tenants';
 import type { GatewayCore } from '../../server/gateways';
 import { actorTenant, type Actor } from '../../server/auth';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const HOST = 'acme.example.test';
 const BOSS = { email: 'boss@acme.test', password: 'acme-password-1' };
@@ -185,6 +186,19 @@ describe('gateways: tenants', () => {
     assert.equal((await s.api('PATCH', other, { token: operator, body: { read_only: true } })).status, 404);
     assert.equal((await s.api('DELETE', other, { token: operator })).status, 404);
     assert.equal((await on('DELETE', other, { token })).status, 200);
+  });
+
+  test('NFS file handles: a node id and a storage id resolve only within the export’s tenant (another’s: STALE, as a missing one)', async () => {
+    const listed = await onHost(s, HOST)('GET', '/api/admin/storages', { token: bossToken });
+    const two = (listed.body.storages as Array<{ id: number; name: string }>).find((x) => x.name === 'Two')!;
+    const id = await core.nodes.idFor(two.id, 'two.txt');
+    assert.ok(id, 'two.txt is catalogued');
+    const t2 = { tenant_id: tenantId };
+    assert.deepEqual(await core.nodes.where(t2, id), { storageId: two.id, storage: 'Two', rel: 'two.txt', type: 'file' });
+    assert.equal(await core.nodes.where(DEFAULT_TENANT, id), null, 'a tenant-1 export’s handle naming it finds nothing');
+    assert.equal(await core.nodes.where(t2, 987_654_321), null, 'as a missing node');
+    assert.equal(core.nodes.storageName(DEFAULT_TENANT, two.id), null);
+    assert.equal(core.nodes.storageName(t2, two.id), 'Two');
   });
 
   test('suspension refuses the next verb of an open session and every sign-in; resumed, they work', async () => {

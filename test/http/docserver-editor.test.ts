@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
-import { signFetch } from '../../server/docserver';
+import { docKey, signFetch } from '../../server/docserver';
 import { FakeDocserver, type EditorSession } from '../helpers/fake-docserver';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
@@ -145,7 +145,7 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     assert.equal(config.editorConfig.user.id, '1');
     assert.ok(config.editorConfig.user.name);
     assert.equal(config.editorConfig.callbackUrl, `${s.url}/api/files/docserver/callback?node=${r.body.node_id}`);
-    assert.match(config.document.url, new RegExp(`^${s.url}/api/files/docserver/fetch\\?node=${r.body.node_id}&exp=\\d+&sig=`));
+    assert.match(config.document.url, new RegExp(`^${s.url}/api/files/docserver/fetch\\?node=${r.body.node_id}&tenant=1&exp=\\d+&sig=`));
     assert.equal((await descriptor('/Docs/letter.docx', admin, '&lang=tr')).body.config.editorConfig.lang, 'tr');
     // 200 in a row all answer; how fast is bench/docserver.ts's to measure (a timed assertion here would only
     // measure the CI machine's load).
@@ -213,6 +213,39 @@ describe('docserver: editor descriptor, fetch and save callback', () => {
     rmSync(join(root, 'gone.docx'));
     assert.deepEqual(await refusal(gd.config.document.url), { status: 404, reason: 'object not on the storage' });
     assert.ok(gone);
+  });
+
+  test('tenants: the key and the fetch URL name the node’s tenant; signed for another tenant, the node is not found', async () => {
+    const entry = await newDoc('tenanted');
+    const session = await open('/Docs/tenanted.docx');
+    assert.match(session.key, new RegExp(`^${entry.id}-t1-`));
+    const url = new URL(session.config.document.url);
+    assert.equal(url.searchParams.get('tenant'), '1');
+    const key = s.server.services.secretKey;
+    const refusal = async (u: string) => {
+      const r = await fetch(u);
+      return { status: r.status, reason: ((await r.json()) as any).details?.reason };
+    };
+    assert.deepEqual(await refusal(`${s.url}/api/files/docserver/fetch?${signFetch(key, { node: entry.id, tenant_id: 2 })}`), {
+      status: 404,
+      reason: 'no catalogue row',
+    });
+    const other = new URL(url);
+    other.searchParams.set('tenant', '2');
+    assert.deepEqual(await refusal(other.href), { status: 403, reason: 'signature refused: tampered' });
+    // A URL signed before URLs carried the tenant still fetches (tenant 1's node) until it expires.
+    const legacy = await fetch(`${s.url}/api/files/docserver/fetch?${signFetch(key, { node: entry.id })}`);
+    assert.equal(legacy.status, 200);
+    assert.deepEqual(Buffer.from(await legacy.arrayBuffer()), disk('tenanted.docx'));
+    // A save whose key names another tenant finds no node there: refused like a missing one, nothing written.
+    const before = disk('tenanted.docx');
+    const theirs = docKey(key, { node: entry.id, tenant_id: 2 }, 'any-etag');
+    const r = await fake.callback(session, 2, { url: fake.revision(Buffer.from('not theirs')), key: theirs });
+    assert.equal(r.status, 404, JSON.stringify(r.body));
+    assert.equal(r.body.details.reason, 'no catalogue row');
+    assert.deepEqual(disk('tenanted.docx'), before);
+    assert.deepEqual((await fake.save(session, 2, Buffer.from('saved in its tenant'))).body, { error: 0 });
+    assert.equal(disk('tenanted.docx').toString(), 'saved in its tenant');
   });
 
   test('status 2 writes the revision: snapshot first, new bytes, file.updated from the document server with no actor, scan at once', async () => {

@@ -22,6 +22,7 @@ import { startFakeOpenAI, type FakeLlm } from '../helpers/fake-llm';
 import { b64u, vaultBody } from '../helpers/vault';
 import { ofType, postSse } from '../assistant/helpers';
 import { buildAppPackage, publisherKey, sampleManifest } from '../helpers/app-package';
+import { ReplicationRepo } from '../../server/replication/replication.repo';
 
 const ALPHA = 'alpha.example.test';
 const BETA = 'beta.example.test';
@@ -35,9 +36,9 @@ const MISSING_ID = 987654321;
 const BETA_HOOK = `http://127.0.0.1:9/beta-hook-${R}`;
 const BETA_APP = `beta-app-${R}`;
 const BETA_APP_SETTING = `beta-app-setting-${R}`;
+const BETA_TARGET = `beta-target-${R}`;
 
 /** Route parameters and id fields with no beta thing made here, and why; each is filled with a missing value on both sides. */
-const NOT_SCOPED = 'its cluster is not scoped by tenant yet (docs/tenants.md, "Step 1: what is left"): a beta thing joins this suite with it';
 const NOT_AN_ID = 'not the id of a tenant’s row';
 const APPS_INSTALLATION = 'the installation’s, the platform operator’s (docs/tenants.md, "Step 1: apps"): supertenant_only to a tenant admin';
 const NO_BETA_THING: Record<string, string> = {
@@ -48,12 +49,6 @@ const NO_BETA_THING: Record<string, string> = {
   '/api/admin/app-store/stores/:id id': APPS_INSTALLATION,
   '/api/admin/app-store/stores/:id/media id': APPS_INSTALLATION,
   '/api/admin/app-store/stores/:id/refresh id': APPS_INSTALLATION,
-  '/api/admin/replica/rules/:id id': NOT_SCOPED,
-  '/api/admin/replication-targets/:id id': NOT_SCOPED,
-  '/api/admin/storages replica_target_id': NOT_SCOPED,
-  '/api/admin/storages/:id replica_target_id': NOT_SCOPED,
-  '/api/admin/storages/:id/test replica_target_id': NOT_SCOPED,
-  '/api/admin/storages/test replica_target_id': NOT_SCOPED,
   '/api/files/ops/:id id': 'ops are scoped: an op moved to another tenant answers 404 (ops-realtime.test.ts)',
   '/api/files/ops/:id/cancel id': 'as above',
   '/api/files/versions/raw id': 'a version needs versioning on and a second write; versions are scoped (server/protection/versions.repo.test.ts)',
@@ -177,6 +172,31 @@ describe('tenants: isolation over every route', () => {
     return BETA_APP;
   }
 
+  /**
+   * Beta's replication things: a target its storage is linked to, a rule, and an unresolved failure of its
+   * only file (as the engine records one), so the replica routes' ids, `replica_target_id` and fix-one's path are real.
+   */
+  async function replicationThings() {
+    const dir = tempDir(`filedock-iso-beta-target-`);
+    roots.push(dir);
+    b.replicaTarget = ok(
+      await beta('POST', '/api/admin/replication-targets', { token: bToken, body: { name: BETA_TARGET, driver: 'local', config: { path: dir.dir } } }),
+      'beta replication target',
+    ).id as number;
+    ok(await beta('PATCH', `/api/admin/storages/${b.storage}`, { token: bToken, body: { replica_target_id: b.replicaTarget } }), 'beta storage linked');
+    b.replicaRule = ok(await beta('POST', '/api/admin/replica/rules', { token: bToken, body: { path_pattern: 'Docs/skip/**', mode: 'skip' } }), 'beta rule')
+      .id as number;
+    await new ReplicationRepo(s.server.services.db).recordFailure(
+      { tenant_id: Number(b.tenant) },
+      { storage_id: Number(b.storage), rel: B_ONLY_FILE, op: 'write', to_rel: null, from_rel: null, code: 'REPLICA_WRITE_FAIL', message: B_SECRET },
+    );
+    const failures = ok(await beta('GET', '/api/admin/replica/failures', { token: bToken }), 'beta failures').failures as Json[];
+    assert.deepEqual(
+      failures.map((f) => f.path),
+      [`/Docs/${B_ONLY_FILE}`],
+    );
+  }
+
   before(async () => {
     s = await startTestServer({ SERVICE_MULTI_TENANT: '1' });
     const a = await tenant('alpha', ALPHA, {});
@@ -220,6 +240,7 @@ describe('tenants: isolation over every route', () => {
     ).export.id as number;
     b.tenant = t.id;
     b.app = await appsOfBeta(bToken);
+    await replicationThings();
     const sessions = ok(await beta('GET', '/api/auth/sessions', { token: bToken }), 'beta sessions');
     b.session = ((sessions.sessions ?? sessions) as Json[])[0].id as number;
     await betaAssistantAndVault();
@@ -264,6 +285,7 @@ describe('tenants: isolation over every route', () => {
     if (name === 'conversation_id') return b.conversation;
     if (name === 'step_id') return b.step;
     if (name === 'plugin') return b.app;
+    if (name === 'replica_target_id') return b.replicaTarget;
     if (name !== 'id') return undefined;
     const kinds: Array<[RegExp, string]> = [
       [/^\/api\/admin\/users\//, 'user'],
@@ -275,6 +297,8 @@ describe('tenants: isolation over every route', () => {
       [/^\/api\/auth\/sessions\//, 'session'],
       [/^\/api\/auth\/ssh-keys\//, 'sshKey'],
       [/^\/api\/admin\/gateways\/nfs\/exports\//, 'export'],
+      [/^\/api\/admin\/replication-targets\//, 'replicaTarget'],
+      [/^\/api\/admin\/replica\/rules\//, 'replicaRule'],
       [/^\/api\/platform\/tenants\//, 'tenant'],
       [/^\/api\/files\/share\//, 'share'],
       [/^\/api\/files\/permissions\/share-mail/, 'share'],
@@ -350,6 +374,7 @@ describe('tenants: isolation over every route', () => {
     `b-assist-${R}`,
     BETA_APP_SETTING,
     BETA_APP,
+    BETA_TARGET,
   ];
 
   /** Beta markers in an answer that the request did not carry itself (an echoed path or token tells nothing). */
@@ -385,6 +410,9 @@ describe('tenants: isolation over every route', () => {
       '/api/files/assistant/conversations',
       `/api/files/assistant/conversations/${b.conversation}`,
       '/api/vault/folders',
+      '/api/admin/replication-targets',
+      '/api/admin/replica/rules',
+      '/api/admin/replica/failures',
     ]) {
       const r = await beta('GET', path, { token: bToken });
       // Not what a sync or the volume probe changes by itself in the background: the last sync time, the volume seen.

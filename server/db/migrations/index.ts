@@ -60,6 +60,7 @@ import { nodesTenant } from './20261207150100-nodes-tenant';
 import { tenantTombstones } from './20261207160000-tenant-tombstones';
 import { assistantVaultTenant } from './20261207180200-assistant-vault-tenant';
 import { appPluginsPerTenant } from './20261207180300-app-plugins-per-tenant';
+import { replicationDocserverTenant } from './20261207180100-replication-docserver-tenant';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -119,6 +120,7 @@ export const MIGRATIONS: Migration[] = [
   tenantTombstones,
   assistantVaultTenant,
   appPluginsPerTenant,
+  replicationDocserverTenant,
 ];
 
 export type { Migration } from './types';

@@ -65,7 +65,11 @@ export class ExportBook {
     if (this.cache?.version !== this.repo.version) {
       // The version as of before the read: a change committed during it leaves the cache stale, read again next call.
       const version = this.repo.version;
-      const list = (await this.repo.list()).map((exp) => ({ exp, clients: parseAddressList(exp.clients).list, allowed: new Map<string, boolean>() }));
+      const list = (await this.repo.among(this.core.nodes.tenants())).map((exp) => ({
+        exp,
+        clients: parseAddressList(exp.clients).list,
+        allowed: new Map<string, boolean>(),
+      }));
       this.cache = { version, list };
       this.trees.clear();
       return list;
@@ -185,16 +189,16 @@ export class ExportBook {
     let pending: Staged | undefined;
     if (ref.kind === 'pending') {
       const p = this.stages.pendingById(ref.id);
-      const now = p && 'node' in p ? await this.core.nodes.where(p.node) : null;
+      const now = p && 'node' in p ? await this.core.nodes.where(exp, p.node) : null;
       if (!p || ('node' in p && !now)) throw new NfsError(Nfs3.STALE);
       if ('stage' in p) pending = p.stage;
       at = 'stage' in p ? p.stage.place : now!;
     } else if (ref.kind === 'storage') {
-      const storage = this.core.nodes.storageName(ref.id);
+      const storage = this.core.nodes.storageName(exp, ref.id);
       if (storage === null) throw new NfsError(Nfs3.STALE);
       at = { storageId: ref.id, rel: '', storage };
     } else {
-      const p = await this.core.nodes.where(ref.id);
+      const p = await this.core.nodes.where(exp, ref.id);
       if (!p) throw new NfsError(Nfs3.STALE);
       at = p;
     }

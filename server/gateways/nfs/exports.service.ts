@@ -11,7 +11,7 @@ import { AppError } from '../../errors';
 import type { EventBus, RequestMeta } from '../../events';
 import { parseAddressList } from '../../lib/net-addr';
 import type { GatewayCore } from '../index';
-import type { NfsExport, NfsExportInput, NfsExportsRepo } from './exports.repo';
+import type { NfsExport, NfsExportFields, NfsExportInput, NfsExportsRepo } from './exports.repo';
 
 /** Codes that mean the path names nothing the export's account may open. */
 const PATH_FAULTS = new Set(['not_found', 'forbidden', 'permission_denied', 'bad_path', 'bad_name', 'name_not_allowed', 'reserved_name', 'name_too_long']);
@@ -20,8 +20,6 @@ const PATH_FAULTS = new Set(['not_found', 'forbidden', 'permission_denied', 'bad
 const bad = (field: string, reason: string, value?: string) =>
   new AppError('validation_failed', { field, reason }, { field, reason, ...(value === undefined ? {} : { value }) });
 
-/** What the admin gives: the export's tenant is theirs, never a field. */
-type ExportFields = Omit<NfsExportInput, 'tenant_id'>;
 /** Whose rights an export's calls run with: its account (or that account's key) in the export's tenant. */
 export const exportSpec = (e: NfsExportInput): ActorSpec =>
   e.key_id === null
@@ -39,12 +37,14 @@ export class NfsExports {
 
   /** The exports of tenant `s` (an admin sees their tenant's only). */
   async list(s: TenantScope): Promise<NfsExportView[]> {
-    return (await this.repo.list()).filter((e) => e.tenant_id === s.tenant_id).map(view);
+    return (await this.repo.list(s)).map(view);
   }
 
   /** Adds an export in the admin's tenant: its account must be of that tenant (else `validation_failed`). */
-  async add(input: ExportFields, by: Actor): Promise<NfsExportView> {
-    const e = await this.repo.add(await this.checked({ ...input, tenant_id: actorTenant(by).tenant_id }));
+  async add(input: NfsExportFields, by: Actor): Promise<NfsExportView> {
+    const s = actorTenant(by);
+    const { tenant_id: _t, ...fields } = await this.checked({ ...input, tenant_id: s.tenant_id });
+    const e = await this.repo.add(s, fields);
     this.audit('gateway.nfs_export.add', by, e);
     return view(e);
   }
@@ -53,12 +53,12 @@ export class NfsExports {
    * Changes an export; a missing id (also one removed while the change was checked) → `not_found`. Only the
    * fields the patch names are written, so two admins changing different fields at once both keep theirs.
    */
-  async update(id: number, patch: Partial<ExportFields>, by: Actor): Promise<NfsExportView> {
+  async update(id: number, patch: Partial<NfsExportFields>, by: Actor): Promise<NfsExportView> {
     const now = await this.mine(id, by);
     const { id: _id, created_at: _at, ...fields } = now;
     const next = await this.checked({ ...fields, ...patch });
-    const named = Object.fromEntries(Object.keys(patch).map((k) => [k, next[k as keyof NfsExportInput]])) as Partial<NfsExportInput>;
-    const e = (await this.repo.update(id, named)) ? await this.repo.get(id) : null;
+    const named = Object.fromEntries(Object.keys(patch).map((k) => [k, next[k as keyof NfsExportFields]])) as Partial<NfsExportFields>;
+    const e = (await this.repo.update(now, id, named)) ? await this.repo.get(now, id) : null;
     if (!e) throw new AppError('not_found', { id });
     this.audit('gateway.nfs_export.update', by, e);
     return view(e);
@@ -67,14 +67,14 @@ export class NfsExports {
   /** Removes an export (its clients' handles turn stale); a missing id → `not_found`. */
   async remove(id: number, by: Actor): Promise<void> {
     const e = await this.mine(id, by);
-    if (!(await this.repo.remove(id))) throw new AppError('not_found', { id });
+    if (!(await this.repo.remove(e, id))) throw new AppError('not_found', { id });
     this.audit('gateway.nfs_export.remove', by, e);
   }
 
   /** An export of the admin's tenant; another tenant's is `not_found` like a missing one. */
   private async mine(id: number, by: Actor): Promise<NfsExport> {
-    const e = await this.repo.get(id);
-    if (!e || e.tenant_id !== actorTenant(by).tenant_id) throw new AppError('not_found', { id });
+    const e = await this.repo.get(actorTenant(by), id);
+    if (!e) throw new AppError('not_found', { id });
     return e;
   }
 

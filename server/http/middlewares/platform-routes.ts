@@ -27,6 +27,8 @@ export const PLATFORM_ROUTES: readonly RegExp[] = [
   route(ANY, 'metrics(/|$)'),
   // Global settings (the `settings` table is the installation's until settings are per tenant).
   route(ANY, 'api/admin/(uplink|governor|homes|backups|external|meter/prices|auth/settings|auth/oidc|replica/settings)(/|$)'),
+  // Replication's installation-wide content audit, restore drill and report (every tenant's targets and storages).
+  route(ANY, 'api/admin/replica/(audit|drill|report)(/|$)'),
   route(ANY, 'api/admin/app-plugins/config/?$'),
   // Apps are a tenant's (docs/tenants.md, "Step 1: apps"); the trust lists are the installation's (a tenant
   // admin reads them), and the app store, its connections, updates and licences online, is the operator's.

@@ -31,6 +31,7 @@ const configQuery = z.object({ path: q.str().min(1) });
 // Lenient on purpose: a malformed signature is refused (and logged) by the service with its reason.
 const fetchQuery = z.object({
   node: q.int(1).optional(),
+  tenant: q.int(1).optional(),
   probe: z
     .string()
     .regex(/^[a-f0-9]{32}$/)

@@ -3,7 +3,11 @@
  * targets under /api/admin/replication-targets, rules, settings, the failure
  * log, Fix and the report under /api/admin/replica. Every route answers 503
  * `not_configured` when the process has no replication wired. Admin-verb API
- * keys reach the same routes under /api/ai/admin/... (key-scope.ts).
+ * keys reach the same routes under /api/ai/admin/... (key-scope.ts). Targets,
+ * rules, failures, Fix and the live status are the admin's tenant's (another
+ * tenant's id answers 404 like a missing one); the settings, the audit, the
+ * drill and the report are the installation's (platform routes in
+ * multi-tenant mode: platform-routes.ts).
  */
 import Router from '@koa/router';
 import { AppError } from '../../errors';
@@ -86,46 +90,46 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
 
   // Targets
   r.get('/replication-targets', doc({ summary: 'Replication targets' }), async (ctx) => {
-    ctx.body = { targets: await wired().targets.list() };
+    ctx.body = { targets: await wired().targets.list(me(ctx)) };
   });
   r.post('/replication-targets', doc({ summary: 'Add a replication target', body: targetBody }), async (ctx) => {
-    const view = await wired().targets.create(await body(ctx, targetBody));
+    const view = await wired().targets.create(me(ctx), await body(ctx, targetBody));
     await audit(ctx, `replication-target:${view.id}`, { created: true, driver: view.driver });
     ctx.body = view;
   });
   r.get('/replication-targets/:id', doc({ summary: 'One replication target' }), async (ctx) => {
-    ctx.body = await wired().targets.get(idOf(ctx));
+    ctx.body = await wired().targets.get(me(ctx), idOf(ctx));
   });
   r.patch('/replication-targets/:id', doc({ summary: 'Change a replication target', body: targetBody }), async (ctx) => {
     const id = idOf(ctx);
     const b = await body(ctx, targetBody);
-    ctx.body = await wired().targets.update(id, b);
+    ctx.body = await wired().targets.update(me(ctx), id, b);
     await audit(ctx, `replication-target:${id}`, { fields: Object.keys(b) });
   });
   r.delete('/replication-targets/:id', doc({ summary: 'Remove a replication target (unlinks the storages that pointed at it)' }), async (ctx) => {
     const id = idOf(ctx);
-    const { unlinked } = await wired().targets.delete(id);
+    const { unlinked } = await wired().targets.delete(me(ctx), id);
     await audit(ctx, `replication-target:${id}`, { deleted: true, unlinked });
     ctx.body = { ok: true, unlinked };
   });
 
   // Rules
   r.get('/replica/rules', doc({ summary: 'Replication rules, by priority' }), async (ctx) => {
-    ctx.body = { rules: await wired().policy.rules(), modes: REPLICA_MODES };
+    ctx.body = { rules: await wired().policy.rules(me(ctx)), modes: REPLICA_MODES };
   });
   r.post('/replica/rules', doc({ summary: 'Add a replication rule', body: ruleBody }), async (ctx) => {
-    const view = await wired().policy.createRule(await body(ctx, ruleBody));
+    const view = await wired().policy.createRule(me(ctx), await body(ctx, ruleBody));
     await audit(ctx, `replica-rule:${view.id}`, { created: true });
     ctx.body = view;
   });
   r.patch('/replica/rules/:id', doc({ summary: 'Change a replication rule', body: ruleBody }), async (ctx) => {
     const id = idOf(ctx);
-    ctx.body = await wired().policy.updateRule(id, await body(ctx, ruleBody));
+    ctx.body = await wired().policy.updateRule(me(ctx), id, await body(ctx, ruleBody));
     await audit(ctx, `replica-rule:${id}`, {});
   });
   r.delete('/replica/rules/:id', doc({ summary: 'Remove a replication rule' }), async (ctx) => {
     const id = idOf(ctx);
-    await wired().policy.deleteRule(id);
+    await wired().policy.deleteRule(me(ctx), id);
     await audit(ctx, `replica-rule:${id}`, { deleted: true });
     ctx.body = { ok: true };
   });
@@ -142,17 +146,17 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
 
   // Failures and repair
   r.get('/replica/failures', doc({ summary: 'Replication failures', query: failuresQuery }), async (ctx) => {
-    ctx.body = { failures: await wired().repair.failures(validate(failuresQuery, ctx.query)) };
+    ctx.body = { failures: await wired().repair.failures(me(ctx), validate(failuresQuery, ctx.query)) };
   });
   r.get('/replica/failures/count', doc({ summary: 'How many replication failures are unresolved' }), async (ctx) => {
-    ctx.body = { count: await wired().repair.count() };
+    ctx.body = { count: await wired().repair.count(me(ctx)) };
   });
   r.post('/replica/fix', doc({ summary: 'Queue a retry for every unresolved failure' }), async (ctx) => {
-    ctx.body = await wired().repair.fixAll();
+    ctx.body = await wired().repair.fixAll(me(ctx));
   });
   r.post('/replica/fix-one', doc({ summary: 'Retry one path’s replication', body: fixOneBody }), async (ctx) => {
     const b = await body(ctx, fixOneBody);
-    ctx.body = await wired().repair.fixOne(b.path, b.op);
+    ctx.body = await wired().repair.fixOne(me(ctx), b.path, b.op);
   });
 
   // Content audit (verified backups)
@@ -182,13 +186,13 @@ export function replicationRoutes(d: { replication?: Replication; bus: EventBus;
   r.post('/replica/drill/run-now', doc({ summary: 'Run a restore drill now', body: drillBody, status: 202 }), async (ctx) => {
     const b = await body(ctx, drillBody);
     ctx.status = 202;
-    ctx.body = { op_id: await wired().drill.request(b.path ? await wired().repair.place(b.path) : {}) };
+    ctx.body = { op_id: await wired().drill.request(b.path ? await wired().repair.place(me(ctx), b.path) : {}) };
   });
 
   // Live status (recovery point) and the report
   r.get('/replica/status', doc({ summary: 'Replication status: lag, recovery point, repair' }), async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = await wired().repair.status();
+    ctx.body = await wired().repair.status([me(ctx)]);
   });
   r.get('/replica/report', doc({ summary: 'The latest replication report (204 before the first run)' }), async (ctx) => {
     const report = await wired().repair.report();
