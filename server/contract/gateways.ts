@@ -40,6 +40,11 @@ export interface NfsExportView {
   id: number;
   /** UI path of the exported storage or folder (`/<storage>/<folder>`). */
   path: string;
+  /**
+   * The path a client mounts it by: `path`, under `/t/<slug>` for a tenant other than tenant 1 in multi-tenant
+   * mode (docs/gateways-nfs.md, "Tenants"). Read-only.
+   */
+  mount_path: string;
   /** Addresses and CIDR ranges, comma-separated. */
   clients: string;
   /** The account whose rights apply to every call (NFS has no sign-in). */

@@ -7,6 +7,7 @@
  * `AppError` codes onto its own error form, in one table per protocol.
  */
 import type { Actor, Auth, TenantDirectory } from '../auth';
+import { DEFAULT_TENANT, type TenantScope } from '../db';
 import type { FileService } from '../files';
 import type { JobQueue } from '../jobs';
 import type { UploadsService } from '../uploads';
@@ -29,6 +30,11 @@ export interface GatewayCore {
   tree(actor: Actor, protocol: Protocol): GatewayTree;
   /** Node ids for paths and back (NFS handles). */
   nodes: NodeIds;
+  /**
+   * Where a tenant's names sit in a namespace the gateways share between tenants (NFS mount paths): '' for
+   * tenant 1 and in single-tenant mode, `/t/<slug>` for any other (the web's prefix).
+   */
+  tenantBase(t: TenantScope): string;
 }
 
 /** `tenants`: the tenant directory in multi-tenant mode (sign-in names, suspension), null in single-tenant mode. */
@@ -47,5 +53,10 @@ export function createGatewayCore(d: {
     registry: new GatewayRegistry(),
     tree: (actor, protocol) => new GatewayTree(actor, protocol, d.files, d.queue, d.uploads, encrypted, (s) => auth.live(s)),
     nodes: new NodeIds(d.files.catalogue),
+    tenantBase: (t) => {
+      if (!d.tenants || t.tenant_id === DEFAULT_TENANT.tenant_id) return '';
+      // A tenant gone from the directory (deleted) keeps a base nobody can type: its exports mount nowhere.
+      return `/t/${d.tenants.byId(t.tenant_id)?.slug ?? `~${t.tenant_id}`}`;
+    },
   };
 }

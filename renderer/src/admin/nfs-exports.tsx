@@ -76,7 +76,7 @@ export function NfsExports({ gateway, sessions }: { gateway: GatewayListenerView
               {endpoint ? (
                 <details className="nfs-mount">
                   <summary>{t('nfs.mount')}</summary>
-                  {nfsMountCommands(endpoint.host, endpoint.port, e.path).map((c) => (
+                  {nfsMountCommands(endpoint.host, endpoint.port, e.mount_path).map((c) => (
                     <CopyField key={c.label} label={c.label} value={c.value} />
                   ))}
                 </details>

@@ -90,13 +90,22 @@ export class ExportBook {
    */
   async byPath(path: string): Promise<{ exp: NfsExport; sub: string } | null> {
     const want = trim(path);
-    let best: { exp: NfsExport; sub: string } | null = null;
+    let best: { exp: NfsExport; sub: string; at: string } | null = null;
     for (const { exp } of await this.all()) {
-      const at = trim(exp.path);
+      const at = this.mountPath(exp);
       if (want !== at && !want.startsWith(at + '/')) continue;
-      if (!best || at.length > trim(best.exp.path).length) best = { exp, sub: want.slice(at.length + 1) };
+      if (!best || at.length > best.at.length) best = { exp, sub: want.slice(at.length + 1), at };
     }
-    return best;
+    return best && { exp: best.exp, sub: best.sub };
+  }
+
+  /**
+   * The path a client mounts `exp` by: its folder's path, under `/t/<slug>` for a tenant other than tenant 1
+   * (docs/gateways-nfs.md, "Tenants"), so two tenants' exports of `/Docs` are two mount paths and neither learns
+   * of the other's.
+   */
+  mountPath(exp: NfsExport): string {
+    return this.core.tenantBase(exp) + trim(exp.path);
   }
 
   /** Whether `ip` may use export `exp`. */

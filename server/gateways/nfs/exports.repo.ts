@@ -7,7 +7,7 @@ import type { NfsExportView } from '../../contract';
 import type { Db, TenantScope } from '../../db';
 
 /** A stored export: what the admin sees, and the tenant of its account (the one its rights are read in). */
-export type NfsExport = NfsExportView & TenantScope;
+export type NfsExport = Omit<NfsExportView, 'mount_path'> & TenantScope;
 
 export type NfsExportInput = Omit<NfsExport, 'id' | 'created_at'>;
 /** What is stored of an export besides its tenant (the scope names that). */

@@ -25,7 +25,6 @@ export const exportSpec = (e: NfsExportInput): ActorSpec =>
   e.key_id === null
     ? { kind: 'person', user_id: e.user_id, tenant_id: e.tenant_id }
     : { kind: 'key', user_id: e.user_id, key_id: e.key_id, tenant_id: e.tenant_id };
-const view = ({ tenant_id: _tenant, ...v }: NfsExport): NfsExportView => v;
 
 export class NfsExports {
   constructor(
@@ -35,9 +34,14 @@ export class NfsExports {
     private bus: EventBus,
   ) {}
 
+  /** What the admin sees of an export: no tenant id; the path a client mounts it by. */
+  private view({ tenant_id: _tenant, ...v }: NfsExport): NfsExportView {
+    return { ...v, mount_path: this.core.tenantBase({ tenant_id: _tenant }) + v.path };
+  }
+
   /** The exports of tenant `s` (an admin sees their tenant's only). */
   async list(s: TenantScope): Promise<NfsExportView[]> {
-    return (await this.repo.list(s)).map(view);
+    return (await this.repo.list(s)).map((e) => this.view(e));
   }
 
   /** Adds an export in the admin's tenant: its account must be of that tenant (else `validation_failed`). */
@@ -46,7 +50,7 @@ export class NfsExports {
     const { tenant_id: _t, ...fields } = await this.checked({ ...input, tenant_id: s.tenant_id });
     const e = await this.repo.add(s, fields);
     this.audit('gateway.nfs_export.add', by, e);
-    return view(e);
+    return this.view(e);
   }
 
   /**
@@ -61,7 +65,7 @@ export class NfsExports {
     const e = (await this.repo.update(now, id, named)) ? await this.repo.get(now, id) : null;
     if (!e) throw new AppError('not_found', { id });
     this.audit('gateway.nfs_export.update', by, e);
-    return view(e);
+    return this.view(e);
   }
 
   /** Removes an export (its clients' handles turn stale); a missing id → `not_found`. */

@@ -63,7 +63,7 @@ export function mountProgram(book: ExportBook, onMount: (ip: string, path: strin
       5: async (_r, ctx) => {
         const w = new XdrWriter(256);
         for (const exp of await book.mountable(ctx.ip)) {
-          w.bool(true).string(exp.path);
+          w.bool(true).string(book.mountPath(exp));
           for (const g of exp.clients
             .split(',')
             .map((c) => c.trim())
