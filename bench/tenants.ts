@@ -1,0 +1,176 @@
+/**
+ * Multi-tenant mode's cost (issue 32, step 5): one service in single-tenant mode with a storage of 10,000 files,
+ * and one in multi-tenant mode with TENANTS tenants, each with 10 people and a storage of the same 10,000 files
+ * (100 folders of 100 empty files, and a 4 KiB file), 1,000,000 catalogue rows in all. Measured on one tenant of
+ * the many (by its host name, with its admin's token) against the single tenant, in the same run, rounds
+ * alternating: a 100-entry folder's listing and the 4 KiB `GET /api/files/raw`, wrk at 32 connections; req/s,
+ * p99 and CPU µs per request from /proc. Target: within 5 % of single-tenant mode.
+ *
+ *   npm run bench -- tenants   (BENCH_TENANTS=100, BENCH_RUNS=3, BENCH_SECONDS=8)
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { cpuTimes, ensureBuilt, median, sleep, startService, table, wrk, type Service } from './lib';
+import { adminEnv, mount } from './download';
+import { tempDir } from '../test/helpers/tools';
+
+const TENANTS = Number(process.env.BENCH_TENANTS ?? 100);
+const PEOPLE = 10;
+const FOLDERS = 100;
+const PER_FOLDER = 100;
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNS = 32;
+const BOSS = { password: 'bench-password-1' };
+const json = { 'content-type': 'application/json' };
+// Cheaper password hashing: 1,100 accounts are made; the requests measured carry bearer tokens, never a password.
+const env = { ...adminEnv, SERVICE_PASSWORD_COST: '14' };
+
+/** A storage's files: FOLDERS folders of PER_FOLDER empty files, and `small.bin` (4 KiB) at its root. */
+function tree(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'small.bin'), randomBytes(4096));
+  for (let f = 0; f < FOLDERS; f++) {
+    const d = join(dir, `d${String(f).padStart(3, '0')}`);
+    mkdirSync(d);
+    for (let i = 0; i < PER_FOLDER; i++) writeFileSync(join(d, `f${String(i).padStart(3, '0')}.txt`), '');
+  }
+}
+
+/** A JSON call; `base`: a tenant's `/t/<slug>` prefix (fetch cannot set Host; wrk below does). */
+async function call(url: string, method: string, path: string, o: { token?: string; base?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = { ...json, ...(o.token ? { authorization: `Bearer ${o.token}` } : {}) };
+  const r = await fetch(url + (o.base ?? '') + path, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+  const body = await r.json().catch(() => null);
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** Waits until the last folder of a storage lists all its files: its first sync is through. */
+async function synced(svc: Service, token: string, base = ''): Promise<void> {
+  const last = `${base}/api/files/manager?path=/Docs/d${String(FOLDERS - 1).padStart(3, '0')}&limit=1`;
+  for (let i = 0; ; i++) {
+    const r = await fetch(svc.url + last, { headers: { authorization: `Bearer ${token}` } });
+    if (r.ok && ((await r.json()) as { total: number }).total === PER_FOLDER) return;
+    if (i > 6000) throw new Error('the first sync did not finish in 10 minutes');
+    await sleep(100);
+  }
+}
+
+async function main(): Promise<void> {
+  ensureBuilt();
+  const files = tempDir('filedock-bench-tenants-');
+  const t0 = performance.now();
+  tree(join(files.dir, 'single'));
+  for (let t = 0; t < TENANTS; t++) tree(join(files.dir, `t${t}`));
+  console.log(`trees written: ${TENANTS + 1} × ${FOLDERS * PER_FOLDER + 1} files in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+  const single = await startService(env);
+  const multi = await startService({ ...env, SERVICE_MULTI_TENANT: '1' });
+  try {
+    const singleToken = await mount(single, 'Docs', join(files.dir, 'single'));
+    await synced(single, singleToken);
+
+    const operator = (
+      (await call(multi.url, 'POST', '/api/auth/login', { body: { email: adminEnv.SERVICE_ADMIN_EMAIL, password: adminEnv.SERVICE_ADMIN_PASSWORD } })) as {
+        token: string;
+      }
+    ).token;
+    const t1 = performance.now();
+    const tokens: string[] = [];
+    for (let t = 0; t < TENANTS; t++) {
+      const base = `/t/t${t}`;
+      const admin = { email: `boss@t${t}.test`, ...BOSS };
+      await call(multi.url, 'POST', '/api/platform/tenants', {
+        token: operator,
+        body: { slug: `t${t}`, name: `Tenant ${t}`, hostnames: [`t${t}.bench.test`], admin },
+      });
+      const token = ((await call(multi.url, 'POST', '/api/auth/login', { base, body: admin })) as { token: string }).token;
+      await call(multi.url, 'POST', '/api/admin/storages', {
+        token,
+        base,
+        body: { name: 'Docs', driver: 'local', config: { path: join(files.dir, `t${t}`) }, sync_interval: '24h' },
+      });
+      for (let p = 1; p < PEOPLE; p++)
+        await call(multi.url, 'POST', '/api/admin/users', { token, base, body: { email: `p${p}@t${t}.test`, password: BOSS.password, role: 'user' } });
+      tokens.push(token);
+    }
+    for (let t = 0; t < TENANTS; t++) await synced(multi, tokens[t], `/t/t${t}`);
+    console.log(
+      `${TENANTS} tenants, ${TENANTS * PEOPLE} people, ${TENANTS * (FOLDERS * PER_FOLDER + 1)} files catalogued in ${((performance.now() - t1) / 1000).toFixed(0)} s`,
+    );
+
+    const pick = Math.floor(TENANTS * 0.57);
+    const host = `t${pick}.bench.test`;
+    const targets: Array<[string, Service, Record<string, string>]> = [
+      ['single-tenant', single, { authorization: `Bearer ${singleToken}` }],
+      [`multi-tenant (tenant ${pick} of ${TENANTS})`, multi, { authorization: `Bearer ${tokens[pick]}`, host }],
+    ];
+    const workloads: Array<[string, string]> = [
+      ['listing, 100 entries', '/api/files/manager?path=/Docs/d050&limit=100'],
+      ['4 KiB GET /api/files/raw', '/api/files/raw?path=/Docs/small.bin'],
+    ];
+    // The check before the load, through the prefix (fetch cannot send the host name wrk sends).
+    for (const [, path] of workloads) {
+      for (const [url, headers] of [
+        [single.url, targets[0][2]],
+        [`${multi.url}/t/t${pick}`, { authorization: targets[1][2].authorization }],
+      ] as const) {
+        const r = await fetch(url + path, { headers });
+        if (!r.ok) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+      }
+    }
+    await sleep(2000);
+
+    const got = new Map<string, Array<{ rps: number; p99: number; cpuUs: number }>>();
+    for (let run = 0; run < RUNS; run++)
+      for (const [wname, path] of workloads)
+        for (const [tname, svc, headers] of run % 2 ? [...targets].reverse() : targets) {
+          const pid = svc.proc.pid!;
+          const c0 = cpuTimes(pid);
+          const r = await wrk(svc.url + path, { connections: CONNS, seconds: SECONDS, headers });
+          const c1 = cpuTimes(pid);
+          if (r.errors || r.non2xx) throw new Error(`${tname} ${wname}: ${r.errors} errors, ${r.non2xx} non-2xx`);
+          const key = `${wname}\0${tname}`;
+          got.set(key, [...(got.get(key) ?? []), { rps: r.rps, p99: r.p99, cpuUs: ((c1.user + c1.sys - c0.user - c0.sys) * 1e6) / r.requests }]);
+        }
+
+    const rows = [];
+    let verdict = true;
+    for (const [wname] of workloads) {
+      const of = (t: string) => got.get(`${wname}\0${t}`)!;
+      const base = median(of(targets[0][0]).map((x) => x.rps));
+      for (const [tname] of targets) {
+        const xs = of(tname);
+        const rps = median(xs.map((x) => x.rps));
+        const ratio = rps / base;
+        if (tname !== targets[0][0] && ratio < 0.95) verdict = false;
+        rows.push({
+          workload: wname,
+          mode: tname,
+          'req/s (median)': rps,
+          'runs req/s': xs.map((x) => x.rps).join(' / '),
+          'x single-tenant': ratio.toFixed(3),
+          'p99 ms (median)': median(xs.map((x) => x.p99)),
+          'CPU µs/req (median)': Math.round(median(xs.map((x) => x.cpuUs))),
+        });
+      }
+    }
+    table(
+      `Multi-tenant mode's cost: ${TENANTS} tenants × ${PEOPLE} people × ${FOLDERS * PER_FOLDER} files (${RUNS} rounds of ${SECONDS} s, ${CONNS} connections)`,
+      rows,
+    );
+    console.log(`RSS: single-tenant ${single.rssMb().toFixed(0)} MB, multi-tenant ${multi.rssMb().toFixed(0)} MB`);
+    console.log(`target (within 5 % of single-tenant mode, req/s): ${verdict ? 'met' : 'missed'}`);
+  } finally {
+    await single.stop();
+    await multi.stop();
+    files.cleanup();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
