@@ -63,6 +63,7 @@ export const SCOPED = [
   'nodes',
   'node_removals',
   'text_extracts',
+  'tenant_logos',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */

@@ -9,21 +9,31 @@ import type { TestServer } from './server';
 export interface HostAnswer<T = any> {
   status: number;
   body: T;
+  /** The answer's bytes and headers, for what is no JSON (pages, images). */
+  bytes: Buffer;
+  headers: Record<string, string | string[] | undefined>;
   /** The `service_session` cookie the answer set, if any (`name=value`). */
   cookie?: string;
 }
 
-/** `s.api` as if the request came to `host` (its port ignored by the server); `cookie` is sent as is. */
+/**
+ * `s.api` as if the request came to `host` (its port ignored by the server); `cookie` is sent as is. `raw`
+ * is sent as the body instead of JSON, `headers` beside the others.
+ */
 export function onHost(s: TestServer, host: string) {
   const port = new URL(s.url).port;
-  return (method: string, path: string, o: { token?: string; cookie?: string; body?: unknown } = {}): Promise<HostAnswer> =>
+  return (
+    method: string,
+    path: string,
+    o: { token?: string; cookie?: string; body?: unknown; raw?: Buffer; headers?: Record<string, string> } = {},
+  ): Promise<HostAnswer> =>
     new Promise((resolve, reject) => {
-      const payload = o.body === undefined ? undefined : JSON.stringify(o.body);
-      const headers: Record<string, string> = { host: `${host}:${port}` };
+      const payload = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
+      const headers: Record<string, string> = { host: `${host}:${port}`, ...o.headers };
       if (o.token) headers.authorization = `Bearer ${o.token}`;
       if (o.cookie) headers.cookie = o.cookie;
       if (payload !== undefined) {
-        headers['content-type'] = 'application/json';
+        headers['content-type'] ??= 'application/json';
         // node:http sends a DELETE's body without a length (no chunking by default for it): the server would read it as the next request.
         headers['content-length'] = String(Buffer.byteLength(payload));
       }
@@ -31,7 +41,8 @@ export function onHost(s: TestServer, host: string) {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           let body: unknown = text;
           try {
             body = text ? JSON.parse(text) : null;
@@ -39,7 +50,7 @@ export function onHost(s: TestServer, host: string) {
             /* not JSON */
           }
           const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).find((c) => c.startsWith('service_session=') && c.length > 16);
-          resolve({ status: res.statusCode ?? 0, body, cookie });
+          resolve({ status: res.statusCode ?? 0, body, cookie, bytes, headers: res.headers });
         });
         res.on('error', reject);
       });
