@@ -242,6 +242,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         keyIdentity: keyIdentity(catalogue),
         firstStorage: new FirstStorage(catalogue.storages, config.defaultStorageName),
         homeOf: (id) => sv.homes.homeOf(id),
+        multiTenant: config.multiTenant,
       }),
       mfaRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
       adminMfaRoutes({ auth }),

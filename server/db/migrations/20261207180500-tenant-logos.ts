@@ -9,7 +9,7 @@ import { portable } from './kit';
 export const tenantLogos = portable('20261207180500-tenant-logos', ({ schema: s, int }) => [
   s
     .createTable('tenant_logos')
-    .addColumn('tenant_id', int, (c) => c.primaryKey())
+    .addColumn('tenant_id', int, (c) => c.primaryKey().notNull().defaultTo(1))
     .addColumn('mime', 'text', (c) => c.notNull())
     .addColumn('etag', 'text', (c) => c.notNull())
     .addColumn('data', 'text', (c) => c.notNull())
