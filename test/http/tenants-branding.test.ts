@@ -47,7 +47,10 @@ describe('tenants: branding of the public pages', () => {
     const root = tempDir('filedock-brand-');
     cleanups.push(root.cleanup);
     writeFileSync(join(root.dir, 'plan.txt'), 'alpha plan');
-    const st = await alpha('POST', '/api/admin/storages', { token: alphaAdmin, body: { name: 'Docs', driver: 'local', rbac_enabled: false, config: { path: root.dir } } });
+    const st = await alpha('POST', '/api/admin/storages', {
+      token: alphaAdmin,
+      body: { name: 'Docs', driver: 'local', rbac_enabled: false, config: { path: root.dir } },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     const share = await alpha('POST', '/api/files/share', { token: alphaAdmin, body: { path: '/Docs/plan.txt' } });
     assert.equal(share.status, 200, JSON.stringify(share.body));
@@ -77,7 +80,11 @@ describe('tenants: branding of the public pages', () => {
   });
 
   test('the operator uploads a logo: the page shows it, the host serves it with a strong ETag, other hosts do not', async () => {
-    const up = await s.api('PUT', `/api/platform/tenants/${alphaId}/logo`, { token: operator, raw: new Uint8Array(PNG), headers: { 'content-type': 'image/png' } });
+    const up = await s.api('PUT', `/api/platform/tenants/${alphaId}/logo`, {
+      token: operator,
+      raw: new Uint8Array(PNG),
+      headers: { 'content-type': 'image/png' },
+    });
     assert.equal(up.status, 200, JSON.stringify(up.body));
     const etag = up.body.branding.logo as string;
     assert.match(etag, /^[\w-]{22}$/);
@@ -122,7 +129,11 @@ describe('tenants: branding of the public pages', () => {
     assert.equal(big.body.error, 'payload_too_large');
     assert.equal((await put(PNG, 9999)).status, 404, 'no such tenant');
     assert.equal((await s.api('DELETE', '/api/platform/tenants/9999/logo', { token: operator })).status, 404);
-    const asAdmin = await onHost(s, ALPHA)('PUT', `/api/platform/tenants/${alphaId}/logo`, { token: alphaAdmin, raw: PNG, headers: { 'content-type': 'image/png' } });
+    const asAdmin = await onHost(s, ALPHA)('PUT', `/api/platform/tenants/${alphaId}/logo`, {
+      token: alphaAdmin,
+      raw: PNG,
+      headers: { 'content-type': 'image/png' },
+    });
     assert.equal(asAdmin.status, 403);
     assert.equal(asAdmin.body.error, 'supertenant_only');
     // The logo the refusals met is still the one before them.

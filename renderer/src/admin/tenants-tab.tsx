@@ -218,8 +218,7 @@ function EditTenantDialog({ tenant, onSaved, onClose }: { tenant: TenantView; on
           </label>
           {tenant.branding.logo && (
             <p>
-              {t('tenants.logo_current')}{' '}
-              <img className="tenant-logo" src={`/t/${tenant.slug}/api/public/branding/logo?v=${tenant.branding.logo}`} alt="" />
+              {t('tenants.logo_current')} <img className="tenant-logo" src={`/t/${tenant.slug}/api/public/branding/logo?v=${tenant.branding.logo}`} alt="" />
             </p>
           )}
           <label>

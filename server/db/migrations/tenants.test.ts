@@ -9,7 +9,9 @@ const NOW = '2026-12-06T22:00:00.000Z';
 const upTo = (name: string) => MIGRATIONS.filter((m) => m.name <= name);
 
 const tenantColumn = (db: Database.Database, table: string) =>
-  db.prepare(`SELECT "notnull", dflt_value FROM pragma_table_info(?) WHERE name = 'tenant_id'`).get(table) as { notnull: number; dflt_value: string } | undefined;
+  db.prepare(`SELECT "notnull", dflt_value FROM pragma_table_info(?) WHERE name = 'tenant_id'`).get(table) as
+    | { notnull: number; dflt_value: string }
+    | undefined;
 
 test('every tenant-owned table, whichever migration made it, has tenant_id NOT NULL DEFAULT 1', () => {
   const db = new Database(':memory:');

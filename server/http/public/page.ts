@@ -83,7 +83,8 @@ function ogTags(og: OpenGraph): string {
   return tags.map(([attr, key, value]) => `<meta ${attr}="${key}" content="${esc(value)}">`).join('');
 }
 
-const BRAND_CSS = '.brand{display:flex;gap:10px;align-items:center;margin:0 0 16px;font-weight:600;font-size:17px}.brand img{max-height:40px;max-width:160px;object-fit:contain}';
+const BRAND_CSS =
+  '.brand{display:flex;gap:10px;align-items:center;margin:0 0 16px;font-weight:600;font-size:17px}.brand img{max-height:40px;max-width:160px;object-fit:contain}';
 
 /**
  * The tenant's branding (docs/tenants.md, "Step 4"): its name and logo above the page, its colour as the

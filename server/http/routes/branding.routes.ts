@@ -47,7 +47,10 @@ export function publicBrandingRoutes(d: { brandings: Brandings }): Router<AppSta
   const r = new Router<AppState>({ prefix: '/api/public/branding' });
   r.get(
     '/logo',
-    routeDoc('Public links', 'public')({
+    routeDoc(
+      'Public links',
+      'public',
+    )({
       summary: 'The logo of the tenant the host or `/t/<slug>` prefix selects (404 when it has none)',
       produces: ['image/png', 'image/jpeg', 'image/webp'],
     }),
