@@ -39,8 +39,9 @@ export function table(title: string, rows: Array<Record<string, string | number>
   for (const r of rows) console.log(line(cols.map((c) => String(r[c]))));
 }
 
-/** Builds the bundle once (server only) so timings exclude compilation. */
+/** Builds the bundle once (server only) so timings exclude compilation; a `BENCH_DIST` build is taken as it is. */
 export function ensureBuilt(): void {
+  if (process.env.BENCH_DIST) return;
   const r = spawnSync(process.execPath, [join(root, 'scripts/build.mjs'), '--server-only'], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('build failed');
 }
@@ -54,12 +55,17 @@ export interface Service {
   rssMb(): number;
 }
 
-/** Starts `node dist/server/cli.js serve` on a free port with a fresh data dir; resolves when it answers. */
+/**
+ * Starts `node dist/server/cli.js serve` on a free port with a fresh data dir; resolves when it answers.
+ * `BENCH_DIST` (read at each start) names another tree's dist/, kept inside this checkout so node_modules
+ * resolve: two builds can then alternate in the same conditions.
+ */
 export async function startService(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Service & { startMs: number }> {
   const dataDir = env.SERVICE_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'filedock-bench-'));
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [...nodeArgs, join(root, 'dist/server/cli.js'), 'serve'], {
+  const dist = process.env.BENCH_DIST ?? join(root, 'dist');
+  const proc = spawn(process.execPath, [...nodeArgs, join(dist, 'server/cli.js'), 'serve'], {
     env: {
       ...process.env,
       SERVICE_DATA_DIR: dataDir,
@@ -174,6 +180,8 @@ export interface WrkResult {
   errors: number;
   timeouts: number;
   non2xx: number;
+  /** CPU seconds wrk itself used (Lua's os.clock): near `seconds` means the client, not the server, was the bottleneck. */
+  cpuS: number;
 }
 
 /**
@@ -193,8 +201,8 @@ export function wrk(
     `${o.script ?? ''}
 done = function(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format('WRK {"requests":%d,"duration_us":%d,"p50":%d,"p95":%d,"p99":%d,"max":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}\\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max, e.connect, e.read, e.write, e.status, e.timeout))
+  io.write(string.format('WRK {"requests":%d,"duration_us":%d,"p50":%d,"p95":%d,"p99":%d,"max":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"cpu_s":%.3f}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max, e.connect, e.read, e.write, e.status, e.timeout, os.clock()))
 end
 `,
   );
@@ -222,6 +230,7 @@ end
         errors: j.connect + j.read + j.write + j.timeout,
         timeouts: j.timeout,
         non2xx: j.status,
+        cpuS: j.cpu_s,
       });
     });
   });

@@ -399,7 +399,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       perTenant((t) => webhooks.prune(t, 30 * 86_400_000)),
     );
     scheduler.every('shares.sweep', 3_600_000, perTenant(shares.sweep));
-    scheduler.every('assistant.sweep', 3_600_000, async () => void (await sv.assistant.sweep()));
+    scheduler.every('assistant.sweep', 3_600_000, perTenant(sv.assistant.sweep));
     scheduler.every('sharezip.warm', 5 * 60_000, async () => void shares.zips.warm(await tenants.list()));
     scheduler.every('app_store.updates', 86_400_000, async () => void (await sv.appStoreUpdates.check()));
     scheduler.every('app_store.revocations', 86_400_000, async () => void (await sv.appStoreLicences.refreshAll()));

@@ -4,6 +4,7 @@ import { useI18n } from './i18n';
 import { useSession } from './auth/session';
 import { useLandHome } from './auth/land-home';
 import { linkClick, usePathname } from './lib/router';
+import { withBase } from './lib/base';
 import { Preferences } from './ui/preferences';
 import { ShellMenu } from './shell-menu';
 import { FilesPage } from './files/files-page';
@@ -68,7 +69,7 @@ export function Shell() {
               ? 'files'
               : 'notfound';
   const nav = (href: string, key: 'nav.files' | 'nav.links' | 'nav.trash' | 'nav.admin' | 'nav.security', id: string) => (
-    <a href={href} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>
+    <a href={withBase(href)} onClick={linkClick} aria-current={section === id ? 'page' : undefined}>
       {t(key)}
     </a>
   );

@@ -80,16 +80,16 @@ export class ChatEngine {
   /** Applies the person's decision on the waiting step, then finishes the turn and goes on with the model. */
   async decide(actor: Actor, conv: ConversationRow, approve: boolean, emit: Emit, signal: AbortSignal): Promise<void> {
     const messages = JSON.parse(conv.messages) as ChatMessage[];
-    const step = await this.d.repo.pending(conv.id);
+    const step = await this.d.repo.pending(conv);
     if (!step) throw new AppError('assistant_decided');
     const run = await this.run(actor, conv, messages, emit, signal);
     const call = this.unresolved(messages).find((c) => c.id === step.tool_call_id);
     if (!call) {
-      await this.d.repo.transition(step.id, 'pending', 'rejected');
+      await this.d.repo.transition(step, 'pending', 'rejected');
       throw new AppError('assistant_decided');
     }
     if (!approve) {
-      if (!(await this.d.repo.transition(step.id, 'pending', 'rejected'))) throw new AppError('assistant_decided');
+      if (!(await this.d.repo.transition(step, 'pending', 'rejected'))) throw new AppError('assistant_decided');
       messages.push({
         role: 'tool',
         tool_call_id: call.id,
@@ -101,13 +101,13 @@ export class ChatEngine {
     } else {
       const parsed = this.d.toolbox.parse(call.name, call.input);
       const out = 'spec' in parsed ? await this.d.toolbox.run(actor, parsed.spec, parsed.input) : parsed;
-      if (!(await this.d.repo.transition(step.id, 'pending', out.isError ? 'failed' : 'done', { undo: out.undo ?? null, result: out.text.slice(0, 4096) }))) {
+      if (!(await this.d.repo.transition(step, 'pending', out.isError ? 'failed' : 'done', { undo: out.undo ?? null, result: out.text.slice(0, 4096) }))) {
         throw new AppError('assistant_decided');
       }
       this.toModel(run, call, out);
       emit('step', this.stepEvent(step.id, call, out));
     }
-    await this.d.repo.saveMessages(conv.id, messages);
+    await this.d.repo.saveMessages(conv, messages);
     if (await this.rest(run)) await this.loop(run);
   }
 
@@ -123,7 +123,7 @@ export class ChatEngine {
       provider: this.d.provider(),
       model: s.model,
       providerName: s.provider,
-      confirmAll: actor.kind !== 'system' && (await this.d.repo.confirmAll(actor.principal.id)),
+      confirmAll: actor.kind !== 'system' && (await this.d.repo.confirmAll(actor.principal, actor.principal.id)),
     };
   }
 
@@ -150,14 +150,13 @@ export class ChatEngine {
         continue;
       }
       if (effect === 'approval' || (effect === 'change' && run.confirmAll)) {
-        const step = await this.d.repo.addStep({
-          conversation_id: run.conv.id,
+        const step = await this.d.repo.addStep(run.conv, {
           tool_call_id: call.id,
           tool: call.name,
           input: parsed.input,
           status: 'pending',
         });
-        await this.d.repo.saveMessages(run.conv.id, run.messages);
+        await this.d.repo.saveMessages(run.conv, run.messages);
         run.emit('approval', { step_id: step.id, tool: call.name, input: parsed.input, reversible: effect === 'change' });
         run.emit('done', { reason: 'approval', conversation: this.summary(run.conv) });
         return false;
@@ -168,8 +167,7 @@ export class ChatEngine {
         run.emit('step', this.stepEvent(null, call, out));
         continue;
       }
-      const step = await this.d.repo.addStep({
-        conversation_id: run.conv.id,
+      const step = await this.d.repo.addStep(run.conv, {
         tool_call_id: call.id,
         tool: call.name,
         input: parsed.input,
@@ -225,15 +223,15 @@ export class ChatEngine {
         tokens += turn.tokens;
         run.messages.push({ role: 'assistant', text: turn.text, tool_calls: turn.calls });
         if (turn.calls.length === 0) {
-          await this.d.repo.saveMessages(run.conv.id, run.messages);
+          await this.d.repo.saveMessages(run.conv, run.messages);
           return this.finish(run, turn.stop === 'max_tokens' ? 'max_tokens' : 'end');
         }
         steps++;
         if (!(await this.rest(run))) return;
-        await this.d.repo.saveMessages(run.conv.id, run.messages);
+        await this.d.repo.saveMessages(run.conv, run.messages);
       }
     } catch (e) {
-      await this.d.repo.saveMessages(run.conv.id, run.messages);
+      await this.d.repo.saveMessages(run.conv, run.messages);
       const err =
         isAppError(e) && e.code.startsWith('assistant_') ? e : new AppError('assistant_provider', { reason: e instanceof Error ? e.message : String(e) });
       run.emit('error', { error: err.code, message: t('en', err.code, err.params), detail: err.details ?? null });

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { actorRef, actorTenant, can, type Actor } from '../auth';
 import { AppError, isAppError } from '../errors';
-import type { Db } from '../db';
+import type { Db, TenantScope } from '../db';
 import type { EventBus } from '../events';
 import type { SettingsStore } from '../settings';
 import { ConversationsRepo, type ConversationRow } from './conversations.repo';
@@ -70,7 +70,8 @@ export function createAssistant(d: AssistantDeps) {
       throw new AppError('permission_denied', { permission: 'ai.assistant', source: 'role' }, { permission: 'ai.assistant', source: 'role' });
   };
   const conversation = async (a: Actor, id: string): Promise<ConversationRow> => {
-    const c = await repo.get(personOf(a).id, id);
+    const p = personOf(a);
+    const c = await repo.get(p, p.id, id);
     if (!c) throw new AppError('assistant_not_found');
     return c;
   };
@@ -140,20 +141,24 @@ export function createAssistant(d: AssistantDeps) {
         provider: s.provider,
         model: s.model,
         retention_days: s.limits.retention_days,
-        confirm_all: a.kind === 'person' ? await repo.confirmAll(a.principal.id) : false,
+        confirm_all: a.kind === 'person' ? await repo.confirmAll(a.principal, a.principal.id) : false,
         limits: s.limits,
       };
     },
 
     async setConfirmAll(a: Actor, on: boolean) {
-      await repo.setConfirmAll(personOf(a).id, on);
+      const p = personOf(a);
+      await repo.setConfirmAll(p, p.id, on);
       return { confirm_all: on };
     },
 
-    list: async (a: Actor) => ({ conversations: (await repo.list(personOf(a).id)).map(({ user_id: _u, ...c }) => c) }),
+    async list(a: Actor) {
+      const p = personOf(a);
+      return { conversations: (await repo.list(p, p.id)).map(({ user_id: _u, ...c }) => c) };
+    },
     async get(a: Actor, id: string): Promise<AssistantConversation> {
       const c = await conversation(a, id);
-      const steps = (await repo.steps(c.id)).map((s) => ({
+      const steps = (await repo.steps(c)).map((s) => ({
         id: s.id,
         tool: s.tool,
         input: JSON.parse(s.input),
@@ -165,7 +170,8 @@ export function createAssistant(d: AssistantDeps) {
     },
     async delete(a: Actor, id?: string) {
       if (id) await conversation(a, id);
-      return { deleted: await repo.delete(personOf(a).id, id) };
+      const p = personOf(a);
+      return { deleted: await repo.delete(p, p.id, id) };
     },
 
     /** Checks limits and takes the conversation; errors here answer with an HTTP status, not an event. */
@@ -178,10 +184,10 @@ export function createAssistant(d: AssistantDeps) {
       if (existing && running.has(existing.id)) throw new AppError('assistant_conflict');
       takeSlot(user.id);
       const context = b.paths?.length ? await attach(a, b.paths) : '';
-      const created = existing ?? (await repo.create(user.id, b.message.trim().slice(0, TITLE_MAX) || 'Conversation'));
+      const created = existing ?? (await repo.create(user, user.id, b.message.trim().slice(0, TITLE_MAX) || 'Conversation'));
       lock(created.id);
       // Read again under the lock: another request may have finished while the attachments were read.
-      const c = await repo.get(user.id, created.id);
+      const c = await repo.get(user, user.id, created.id);
       if (!c) {
         running.delete(created.id);
         throw new AppError('assistant_not_found');
@@ -189,13 +195,13 @@ export function createAssistant(d: AssistantDeps) {
       try {
         // A step still waiting when the person writes again is dropped: the model hears it was not approved.
         const messages = JSON.parse(c.messages) as ChatMessage[];
-        const waiting = await repo.pending(c.id);
+        const waiting = await repo.pending(c);
         if (waiting) {
-          await repo.transition(waiting.id, 'pending', 'rejected');
+          await repo.transition(waiting, 'pending', 'rejected');
         }
         closeOpenCalls(messages);
         messages.push({ role: 'user', content: context ? `${b.message}\n\n${context}` : b.message });
-        await repo.saveMessages(c.id, messages);
+        await repo.saveMessages(c, messages);
         return started(c, (emit, signal) => engine.chat(a, c, messages, emit, signal));
       } catch (e) {
         running.delete(c.id);
@@ -206,23 +212,23 @@ export function createAssistant(d: AssistantDeps) {
     async decide(a: Actor, id: string, approve: boolean) {
       ready(a);
       const c = await conversation(a, id);
-      if (!(await repo.pending(c.id))) throw new AppError('assistant_decided');
+      if (!(await repo.pending(c))) throw new AppError('assistant_decided');
       lock(c.id);
-      return started(c, async (emit, signal) => engine.decide(a, (await repo.get(c.user_id, c.id))!, approve, emit, signal));
+      return started(c, async (emit, signal) => engine.decide(a, (await repo.get(c, c.user_id, c.id))!, approve, emit, signal));
     },
 
     /** Reverses one applied step (once). */
     async undo(a: Actor, id: string, stepId: string) {
       personOf(a);
       const c = await conversation(a, id);
-      const step = await repo.step(c.id, stepId);
+      const step = await repo.step(c, stepId);
       if (!step) throw new AppError('assistant_not_found');
       if (step.status !== 'done' || !step.undo) throw new AppError('assistant_undone');
-      if (!(await repo.transition(step.id, 'done', 'undone'))) throw new AppError('assistant_undone');
+      if (!(await repo.transition(step, 'done', 'undone'))) throw new AppError('assistant_undone');
       try {
         await reverse(a, JSON.parse(step.undo) as UndoPlan);
       } catch (e) {
-        await repo.transition(step.id, 'undone', 'done');
+        await repo.transition(step, 'undone', 'done');
         throw e;
       }
       return { ok: true, step_id: step.id, status: 'undone' };
@@ -241,8 +247,8 @@ export function createAssistant(d: AssistantDeps) {
       return { ok: true, models, reply: reply.trim() };
     },
 
-    /** Retention sweep (hourly): conversations unused for the retention days. */
-    sweep: () => repo.sweep(settings.read().limits.retention_days),
+    /** Retention sweep (hourly, tenant by tenant): the tenant's conversations unused for the retention days. */
+    sweep: (t: TenantScope) => repo.sweep(t, settings.read().limits.retention_days),
 
     /** Answers one `/api/mcp` request (parsed `body`) with an MCP server over the same tools for this actor; writes `res` itself. */
     async mcp(a: Actor, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {

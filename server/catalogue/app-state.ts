@@ -15,7 +15,7 @@ import { uiPath } from '../lib/paths';
 import { APP_ID, WORD, markChange } from './file-locks';
 import type { NodesRepo } from './nodes.repo';
 import { AppStateRepo } from './app-state.repo';
-import type { GateStorage } from './write-gate';
+import type { NamedStorageRef } from './storage-ref';
 
 /** Items per file, all apps together. */
 export const MAX_APP_STATE = 32;
@@ -27,7 +27,7 @@ export class AppStates {
     db: Db,
     private nodes: NodesRepo,
     private bus: EventBus,
-    private storageOf: (id: number) => GateStorage,
+    private storageOf: (id: number) => NamedStorageRef,
   ) {
     this.repo = new AppStateRepo(db, bus);
   }

@@ -9,12 +9,12 @@
  * Members are the owner and the people holding the folder's current key version; membership counts as a folder grant
  * (editor at the root, capped like any grant by role and read-only storages).
  */
-import type { ChangeChannel, Db } from '../db';
+import type { ChangeChannel, Db, TenantScope } from '../db';
 import { isWithin } from '../lib/paths';
 import { EncryptedRootsRepo } from './encrypted-roots.repo';
 import type { Grant } from './storages.repo';
 
-export interface EncryptedRoot {
+export interface EncryptedRoot extends TenantScope {
   id: number;
   storage_id: number;
   rel: string;
@@ -40,8 +40,8 @@ interface Copy {
  * and roots gone for good. Given once at composition (`useWriter`), as the vault is made after the catalogue.
  */
 export interface RootsWriter {
-  place(moves: Array<{ id: number; rel: string }>): Promise<void>;
-  drop(ids: number[]): Promise<void>;
+  place(moves: Array<{ id: number; tenant_id: number; rel: string }>): Promise<void>;
+  drop(roots: Array<{ id: number; tenant_id: number }>): Promise<void>;
 }
 
 const empty = (): Copy => ({ byStorage: new Map(), byId: new Map(), grants: new Map(), at: Date.now() });
@@ -56,9 +56,11 @@ export class EncryptedRoots {
   private refreshing = false;
   private writer: RootsWriter | null = null;
 
+  /** `tenants`: every tenant that has a storage (an encrypted folder is on one), read at each re-read. */
   constructor(
     db: Db,
     private log: (msg: string, err?: unknown) => void,
+    private tenants: () => readonly TenantScope[],
   ) {
     this.repo = new EncryptedRootsRepo(db);
   }
@@ -126,7 +128,7 @@ export class EncryptedRoots {
   async moved(storageId: number, from: string, to: string): Promise<void> {
     const hit = this.below(storageId, from);
     if (!hit.length) return;
-    await this.written().place(hit.map((r) => ({ id: r.id, rel: to + r.rel.slice(from.length) })));
+    await this.written().place(hit.map((r) => ({ id: r.id, tenant_id: r.tenant_id, rel: to + r.rel.slice(from.length) })));
     await this.changed();
   }
 
@@ -134,7 +136,7 @@ export class EncryptedRoots {
   async removed(storageId: number, rel: string): Promise<void> {
     const hit = this.below(storageId, rel);
     if (!hit.length) return;
-    await this.written().drop(hit.map((r) => r.id));
+    await this.written().drop(hit);
     await this.changed();
   }
 
@@ -160,7 +162,7 @@ export class EncryptedRoots {
 
   private async reload(): Promise<void> {
     const n = ++this.started;
-    const { roots, members } = await this.repo.all();
+    const { roots, members } = await this.repo.all(this.tenants());
     if (n < this.applied) return;
     this.applied = n;
     const copy = empty();
@@ -173,6 +175,7 @@ export class EncryptedRoots {
       const id = Number(r.id);
       const root: EncryptedRoot = Object.freeze({
         id,
+        tenant_id: Number(r.tenant_id),
         storage_id: Number(r.storage_id),
         rel: r.rel,
         owner_id: Number(r.owner_id),

@@ -15,8 +15,8 @@ import { StoragesRepo } from './storages.repo';
 import { StoragesService } from './storages.service';
 import { SyncEngine, type SyncedFile } from './sync';
 import { Syncer } from './syncer';
-import { WriteGate, type GateHooks, type GateStorage } from './write-gate';
-import { storageTenant } from './storage-ref';
+import { WriteGate, type GateHooks } from './write-gate';
+import { storageOf as storageRef, storageTenant } from './storage-ref';
 import { SearchIndexer } from './search-index';
 import { DriverPool } from './driver-pool';
 import { ThumbStates } from './thumb-states.repo';
@@ -116,7 +116,7 @@ export function createCatalogue(o: CatalogueOptions) {
   };
   // A node is reached through its storage, whatever the tenant, and carries the storage's (docs/tenants.md).
   // A storage gone meanwhile is no tenant's (0): its statements find and change nothing.
-  const storageOf = (id: number): GateStorage => repo.ofAnyTenant(id) ?? { id, tenant_id: 0, name: String(id) };
+  const storageOf = (id: number) => storageRef(repo, id);
   // Started (awaited) by the composition root before the first request: the access check reads only its copy.
   const locks = new FileLocks(o.db, o.bus, repo, (m, e) => o.log.warn(m, e));
   const turns = new FolderTurns();
@@ -156,7 +156,11 @@ export function createCatalogue(o: CatalogueOptions) {
   });
   volumes = new VolumeWatch(repo, drivers, syncer, o.bus, o.log, o.volumeProbe === undefined ? volumeProbe() : o.volumeProbe);
   // Encrypted folders are checked from memory on every request (like locks): started by the composition root.
-  const roots = new EncryptedRoots(o.db, (m, e) => o.log.warn(m, e));
+  const roots = new EncryptedRoots(
+    o.db,
+    (m, e) => o.log.warn(m, e),
+    () => repo.tenants(),
+  );
   const storages = new StoragesService(repo, o.registry, drivers, syncer, o.secretKey, o.bus, {
     demo: o.demo,
     warn: (m) => o.log.warn(m),

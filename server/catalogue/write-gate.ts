@@ -13,10 +13,7 @@ import type { Entry } from '../storage';
 import { baseName, parentRel } from '../lib/paths';
 import type { NodesRepo, NodeRow } from './nodes.repo';
 import { GateRepo, type GateEvent } from './gate.repo';
-import type { StorageRef } from './storage-ref';
-
-/** A storage as the gate writes into it: its rows carry its tenant (docs/tenants.md); its name is for events. */
-export type GateStorage = StorageRef & { name: string };
+import type { NamedStorageRef } from './storage-ref';
 
 /** Where a write came from; decides the event name and the thumbnail timeout. */
 export type WriteOrigin =
@@ -97,7 +94,7 @@ export class WriteGate {
     nodes: NodesRepo,
     private bus: EventBus,
     /** The storage of an id, whatever its tenant (`StoragesRepo.ofAnyTenant`: a map lookup, no query). */
-    private storageOf: (id: number) => GateStorage,
+    private storageOf: (id: number) => NamedStorageRef,
     private log: (msg: string, err?: unknown) => void,
     hooks: GateHooks = {},
   ) {

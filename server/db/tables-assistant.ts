@@ -1,6 +1,8 @@
 /** Row types of the assistant's tables (owner: assistant), apart from tables.ts to keep it short. */
+import type { TenantRow } from './tenant-tables';
+
 /** assistant: one conversation of a person; `messages` is the model history (JSON). */
-export interface AssistantConversationsTable {
+export interface AssistantConversationsTable extends TenantRow {
   id: string;
   user_id: number;
   title: string;
@@ -9,7 +11,7 @@ export interface AssistantConversationsTable {
   last_used_at: string;
 }
 /** assistant: one tool step of a conversation: its undo plan, or the approval it waits for. */
-export interface AssistantStepsTable {
+export interface AssistantStepsTable extends TenantRow {
   id: string;
   conversation_id: string;
   tool_call_id: string;
@@ -21,7 +23,7 @@ export interface AssistantStepsTable {
   created_at: string;
 }
 /** assistant: a person's choice to approve every change. */
-export interface AssistantPrefsTable {
+export interface AssistantPrefsTable extends TenantRow {
   user_id: number;
   confirm_all: number;
 }

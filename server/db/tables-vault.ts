@@ -1,8 +1,9 @@
 /** Row types of the vault's tables (owner: vault; docs/vault.md, "Server"). */
 import type { Generated } from 'kysely';
+import type { TenantRow } from './tenant-tables';
 
 /** vault: one person's vault (the KDF parameters are JSON; only SHA-256 of each `auth` proof is kept). */
-export interface VaultsTable {
+export interface VaultsTable extends TenantRow {
   user_id: number;
   kdf: string;
   public_key: string;
@@ -15,7 +16,7 @@ export interface VaultsTable {
 }
 
 /** vault: the root of an encrypted subtree. */
-export interface EncryptedFoldersTable {
+export interface EncryptedFoldersTable extends TenantRow {
   id: Generated<number>;
   storage_id: number;
   rel: string;
@@ -25,7 +26,7 @@ export interface EncryptedFoldersTable {
 }
 
 /** vault: a folder key version wrapped for one member. */
-export interface EncryptedFolderKeysTable {
+export interface EncryptedFolderKeysTable extends TenantRow {
   folder_id: number;
   user_id: number;
   version: number;
@@ -33,7 +34,7 @@ export interface EncryptedFolderKeysTable {
 }
 
 /** vault: an encrypted thumbnail (base64 of an FDV1 file), keyed by its file's node. */
-export interface EncryptedThumbsTable {
+export interface EncryptedThumbsTable extends TenantRow {
   node_id: number;
   data: string;
   updated_at: string;

@@ -63,6 +63,13 @@ export const SCOPED = [
   'nodes',
   'node_removals',
   'text_extracts',
+  'assistant_conversations',
+  'assistant_steps',
+  'assistant_prefs',
+  'vaults',
+  'encrypted_folders',
+  'encrypted_folder_keys',
+  'encrypted_thumbs',
   'tenant_logos',
 ] as const;
 
@@ -74,19 +81,12 @@ export const TENANT_OWNED = [
   'replica_targets',
   'replica_rules',
   'replica_failures',
-  'assistant_conversations',
-  'assistant_steps',
-  'assistant_prefs',
   'app_plugins',
   'app_plugin_kv',
   'app_plugin_lock_tokens',
   'app_plugin_wakeups',
   'app_plugin_schedule_runs',
   'app_plugin_licenses',
-  'vaults',
-  'encrypted_folders',
-  'encrypted_folder_keys',
-  'encrypted_thumbs',
 ] as const;
 
 /** Row type of a scoped table: its tenant is always set (the guard refuses an insert without it). */

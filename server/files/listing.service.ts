@@ -5,7 +5,6 @@
  * storages. Pages come as pre-serialised JSON (see ListingRepo), cached until
  * the folder changes (see PageCache).
  */
-import { Readable } from 'node:stream';
 import { etagOf, presentNode, stampThumbs } from './entry';
 import type { Catalogue, Level, NodeRow, StorageRow } from '../catalogue';
 import type { Entry } from '../storage';
@@ -13,7 +12,7 @@ import type { ActorFiles } from './actor-files';
 import { AppError } from '../errors';
 import { baseName, joinRel, parentRel, uiPath } from '../lib/paths';
 import type { FileEntry } from '../contract';
-import { ListingRepo, type Keyset, type SortField } from './listing.repo';
+import { ListingRepo, type FolderProbe, type Keyset, type SortField } from './listing.repo';
 import type { PageSeek } from './folder-index';
 import { PageCache } from './page-cache';
 import { CompressedPages, type PageEncoding } from './compressed-pages';
@@ -48,18 +47,26 @@ const FIRST_LOOK_MS = 300;
  * so a really empty one costs one look.
  */
 const ENTRIES_FIRST_LOOK_MS = 15_000;
+/** Folder probes kept in memory (see `probe`); past it they are all forgotten (one Map, like the syncer's checks). */
+const MAX_PROBES = 10_000;
 /** Cached pages carry signed thumbnail URLs: re-sign at least hourly (stamps live a day). */
 const STAMP_EPOCH_MS = 3_600_000;
 
-/** A listing response body; `encoding` when it is a compressed copy (its Content-Encoding). */
+/**
+ * A listing response body: one buffer, or pieces to send back to back (an indexed page's entries are a
+ * slice of its folder's index: copying them into one buffer per request was the main allocation of a
+ * listing under load); `encoding` when it is a compressed copy (its Content-Encoding).
+ */
 export interface ListingBody {
-  body: Buffer | Readable;
+  body: Buffer | Buffer[];
   encoding?: PageEncoding;
 }
 
 export class ListingService {
   private cache = new PageCache<{ body: Buffer; bytes: number }>();
   private compressed = new CompressedPages();
+  /** Known folders' probes, by storage and folder, with the generations they were read at (see `probe`). */
+  private probes = new Map<string, { stamp: string; probe: FolderProbe }>();
 
   /** `stamp` signs thumbnail URLs (from the thumbnails module); without it `thumb_url` stays a bare path. */
   constructor(
@@ -80,15 +87,16 @@ export class ListingService {
     this.cache.clear();
     this.compressed.clear();
     this.repo.indexes.clear();
+    this.probes.clear();
   }
 
   /**
-   * The response body (listing JSON, a buffer or a stream of it) of a page of the folder at `path`,
+   * The response body (listing JSON, a buffer or its pieces) of a page of the folder at `path`,
    * the page's compressed copy in `encoding` (the best the client accepts) once one was made (see CompressedPages);
    * `not_found` for a missing or hidden path, `forbidden` without access.
    */
   async list(fa: ActorFiles, input: ListInput, encoding?: PageEncoding): Promise<ListingBody> {
-    const plain = (body: Buffer | Readable): ListingBody => ({ body });
+    const plain = (body: Buffer | Buffer[]): ListingBody => ({ body });
     if (input.path.replace(/^\/+/, '') === '') return plain(Buffer.from(listingJson(this.storages(fa, input))));
     const { storage, rel, level, passage, passages } = await this.folder(fa, input.path);
     const marks = this.encryptedMarks(storage.id, rel);
@@ -166,7 +174,7 @@ export class ListingService {
     if (ix && 'entries' in ix) {
       const pieces = listingPieces({ ...shown, total: ix.total, next_cursor: ix.next && encodeCursor(input.sort, desc, ix.next) }, ix.entries);
       if (encoding) this.compressed.offer(storage.id, rel, key, encoding, pieces);
-      return plain(streamOf(pieces));
+      return plain(pieces);
     }
     const hit = this.cache.get(storage.id, rel, key);
     if (hit) {
@@ -221,7 +229,7 @@ export class ListingService {
   private async folder(fa: ActorFiles, path: string | Place, entries = false) {
     const t = fa.target(path, 'viewer', { passage: true });
     const { storage, rel } = t;
-    let probe = await this.repo.probe(storage, rel);
+    let probe = await this.probe(storage, rel);
     const whole = probe.type === 'file' || (probe.filled && this.cat.syncer.listed(storage.id, rel));
     const wait = entries ? (whole ? 0 : ENTRIES_FIRST_LOOK_MS) : probe.known ? 0 : FIRST_LOOK_MS;
     await this.cat.syncer.revalidate(storage.id, rel, wait).catch(() => undefined);
@@ -233,6 +241,28 @@ export class ListingService {
       else if (probe.type !== 'dir') throw new AppError('not_found', { path: shown }, { reason: 'not a folder' });
     }
     return t;
+  }
+
+  /**
+   * The folder's probe (ListingRepo.probe: a query per listing, 2.5 % of a listing's CPU under load), from
+   * memory while neither the folder's generation nor its parent's changed since it was read: its own row
+   * is a row of its parent's listing and its children are its own, so every write that can change the
+   * answer bumps one of the two (a removal or move bumps the whole storage's; see PageCache). A folder the
+   * catalogue does not know is asked each time (its first look may catalogue it meanwhile).
+   */
+  private async probe(storage: StorageRow, rel: string): Promise<FolderProbe> {
+    // The uid too: a storage removed and added again may get the same id (its rows went with it).
+    const key = `${storage.id}:${storage.uid}:${rel}`;
+    // Taken before the query: a change landing while it runs leaves the answer stale, never served again.
+    const stamp = `${this.cache.stampOf(storage.id, rel)}/${this.cache.stampOf(storage.id, parentRel(rel))}`;
+    const hit = this.probes.get(key);
+    if (hit?.stamp === stamp) return hit.probe;
+    const probe = await this.repo.probe(storage, rel);
+    if (probe.known) {
+      if (this.probes.size >= MAX_PROBES) this.probes.clear();
+      this.probes.set(key, { stamp, probe });
+    }
+    return probe;
   }
 
   /**
@@ -328,17 +358,6 @@ function listingPieces(l: Omit<Listing, 'entriesJson'>, entries: Buffer[]): Buff
     ...entries,
     Buffer.from(`,"total":${l.total},"storage":${JSON.stringify(l.storage)},"next_cursor":${JSON.stringify(l.next_cursor)}}`),
   ];
-}
-
-/** Pieces sent as they are (a copy into one buffer per request was the main allocation of a listing under load). */
-function streamOf(pieces: Buffer[]): Readable {
-  let i = 0;
-  return new Readable({
-    read() {
-      while (i < pieces.length) if (!this.push(pieces[i++])) return;
-      this.push(null);
-    },
-  });
 }
 
 /** Opaque cursor: base64url of the sort it belongs to and the last row's keys. */

@@ -9,7 +9,7 @@
  * An item lives in its storage's tenant (docs/tenants.md): callers name the
  * tenant they act in, and another tenant's item is `not_found`.
  */
-import type { Catalogue } from '../catalogue';
+import { storageTenant, type Catalogue } from '../catalogue';
 import type { TrashItem } from '../contract';
 import type { TenantScope, TenantsRepo } from '../db';
 import type { ActorRef, RequestMeta } from '../events';
@@ -18,7 +18,6 @@ import type { StorageOps } from '../files/internal';
 import type { SettingsStore } from '../settings';
 import { AppError, isAppError } from '../errors';
 import { baseName, joinRel, parentRel, uiPath, RESERVED_NAMES } from '../lib/paths';
-import { storageTenant } from './storage-tenant';
 import { TrashRepo, type TrashRow } from './trash.repo';
 import { slotName } from './tree';
 
@@ -68,7 +67,7 @@ export class TrashService implements TrashPort {
     const { storage_id: storageId, rel } = p;
     if (rel === '') throw new AppError('forbidden', { reason: 'the storage root cannot be deleted' });
     const entry = await this.ops.stat(p);
-    const tenant = storageTenant(this.cat, storageId);
+    const tenant = storageTenant(this.cat.repo, storageId);
     const audit = o.reason === 'infected' ? undefined : 'file.delete';
     const slot: Place = { storage_id: storageId, rel: joinRel(TRASH_DIR, slotName()) };
     const trashRel = joinRel(slot.rel, baseName(rel));

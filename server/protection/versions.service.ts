@@ -8,7 +8,7 @@
  * storage's tenant (docs/tenants.md): callers pass the storage row they act
  * on, and the sweep goes tenant by tenant.
  */
-import { mimeOf, type Catalogue, type GateNode } from '../catalogue';
+import { mimeOf, storageTenant, type Catalogue, type GateNode } from '../catalogue';
 import type { VersionView } from '../contract';
 import type { Db, TenantScope, TenantsRepo } from '../db';
 import type { ActorRef, RequestMeta } from '../events';
@@ -17,7 +17,6 @@ import type { StorageOps } from '../files/internal';
 import type { SettingsStore } from '../settings';
 import { AppError, isAppError } from '../errors';
 import { baseName, isInternalPath, joinRel, parentRel, RESERVED_NAMES } from '../lib/paths';
-import { storageTenant } from './storage-tenant';
 import { slotName } from './tree';
 import { VersionsRepo, type VersionRow } from './versions.repo';
 
@@ -52,7 +51,7 @@ export class VersionsService implements VersionsPort {
     if (p.rel === '' || isInternalPath(p.rel)) return null;
     const cur = await this.ops.statOrNull(p);
     if (!cur || cur.type !== 'file' || cur.size === 0) return null;
-    const tenant = storageTenant(this.cat, p.storage_id);
+    const tenant = storageTenant(this.cat.repo, p.storage_id);
     const versionRel = joinRel(joinRel(VERSIONS_DIR, p.rel), slotName());
     await this.ops.mkdir({ storage_id: p.storage_id, rel: parentRel(versionRel) });
     await this.ops.copyFile(p, versionRel, { size: cur.size, overwrite: true });

@@ -1,7 +1,7 @@
 /** The vault and encrypted folders (docs/vault.md): the service the vault routes use. */
 import type { Auth } from '../auth';
 import type { Catalogue } from '../catalogue';
-import { DEFAULT_TENANT, type Db } from '../db';
+import type { Db } from '../db';
 import type { FileService } from '../files';
 import { VaultRepo } from './vault.repo';
 import { VaultService } from './vault.service';
@@ -17,7 +17,6 @@ export function createVault(o: { db: Db; files: FileService; catalogue: Catalogu
     roots: o.catalogue.roots,
     nodes: o.catalogue.nodes,
     throttle: o.auth.vaultThrottle,
-    // Tenant 1 until the vault takes a scope (docs/tenants.md, "Status").
-    nameOf: async (id) => (await o.auth.repo.byId(DEFAULT_TENANT, id))?.username ?? null,
+    nameOf: async (s, id) => (await o.auth.repo.byId(s, id))?.username ?? null,
   });
 }

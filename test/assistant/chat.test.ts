@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { startTestServer, waitForOp, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { call, calls, ofType, postSse, say, scripted, type Script } from './helpers';
+import { DEFAULT_TENANT } from '../../server/db';
 
 const KAI = { email: 'kai@example.test', username: 'kai', password: 'kai-password-1' };
 const VIV = { email: 'viv@example.test', username: 'viv', password: 'viv-password-1' };
@@ -406,7 +407,7 @@ describe('assistant chat', () => {
     s.server.db
       .sqlite!.prepare('UPDATE assistant_conversations SET last_used_at = ? WHERE id = ?')
       .run(new Date(Date.now() - 31 * 86_400_000).toISOString(), id);
-    assert.ok((await s.server.services.assistant.sweep()) >= 1);
+    assert.ok((await s.server.services.assistant.sweep(DEFAULT_TENANT)) >= 1);
     assert.equal((await s.api('GET', `/api/files/assistant/conversations/${id}`, { token: kai })).status, 404);
     assert.equal((await s.api('DELETE', '/api/files/assistant/conversations', { token: kai })).status, 200);
     assert.deepEqual((await s.api('GET', '/api/files/assistant/conversations', { token: kai })).body.conversations, []);

@@ -46,7 +46,7 @@ function actorDriver(fa: ActorFiles, s: TestServer): StorageDriver {
       let cursor: string | undefined;
       do {
         const { body } = await fa.list({ path: p(dir), sort: 'name', dir: 'asc', limit: 5000, offset: 0, cursor });
-        const page = JSON.parse(Buffer.isBuffer(body) ? body.toString() : await text(body)) as Listing;
+        const page = JSON.parse((Array.isArray(body) ? Buffer.concat(body) : body).toString()) as Listing;
         for (const e of page.entries) yield entryOf(e);
         cursor = page.next_cursor ?? undefined;
       } while (cursor);
@@ -62,12 +62,6 @@ function actorDriver(fa: ActorFiles, s: TestServer): StorageDriver {
     move: async (from, to, o) => settle(await fa.move(p(from), p(to), o.overwrite)),
     copy: async (from, to, o) => settle(await fa.copy(p(from), p(to), o.overwrite)),
   };
-}
-
-async function text(r: Readable): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const c of r) parts.push(Buffer.from(c as Buffer));
-  return Buffer.concat(parts).toString();
 }
 
 function entryOf(e: FileEntry): Entry {

@@ -33,15 +33,22 @@ const roots = async (core: GatewayCore, a: Actor) => {
 };
 
 /** A PROPFIND of `/dav/` (depth 1) as Basic `user:password`, to `host` or through `path`'s prefix. */
-function propfind(s: TestServer, o: { host?: string; path?: string; user: string; password: string }): Promise<{ status: number; body: string }> {
+const propfind = (s: TestServer, o: { host?: string; path?: string; user: string; password: string }) =>
+  dav(s, { ...o, method: 'PROPFIND', headers: { depth: '1' } });
+
+/** A WebDAV request as Basic `user:password`, to `host` or to `path` (default `/dav/`). */
+function dav(
+  s: TestServer,
+  o: { method: string; host?: string; path?: string; user: string; password: string; headers?: Record<string, string> },
+): Promise<{ status: number; body: string }> {
   const port = new URL(s.url).port;
   const headers: Record<string, string> = {
     authorization: `Basic ${Buffer.from(`${o.user}:${o.password}`).toString('base64')}`,
-    depth: '1',
+    ...o.headers,
     ...(o.host ? { host: `${o.host}:${port}` } : {}),
   };
   return new Promise((resolve, reject) => {
-    const r = request({ host: '127.0.0.1', port, method: 'PROPFIND', path: o.path ?? '/dav/', headers }, (res) => {
+    const r = request({ host: '127.0.0.1', port, method: o.method, path: o.path ?? '/dav/', headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
@@ -118,6 +125,23 @@ describe('gateways: tenants', () => {
     assert.match(mine.body, /One/);
     assert.doesNotMatch(mine.body, /Two/);
     assert.equal((await propfind(s, { host: HOST, user: BOSS.email, password: BOSS_ONE.password })).status, 401);
+  });
+
+  test('WebDAV through the prefix: hrefs carry it, and a Destination must carry it too', async () => {
+    const who = { user: BOSS.email, password: BOSS.password };
+    const listed = await propfind(s, { path: '/t/acme/dav/Two/', ...who });
+    assert.equal(listed.status, 207, listed.body);
+    const hrefs = [...listed.body.matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => m[1]);
+    assert.deepEqual(hrefs.sort(), ['/t/acme/dav/Two/', '/t/acme/dav/Two/two.txt'], 'a client following these stays in the tenant');
+    const port = new URL(s.url).port;
+    const move = (destination: string) => dav(s, { method: 'MOVE', path: '/t/acme/dav/Two/two.txt', ...who, headers: { destination, overwrite: 'F' } });
+    assert.equal((await move(`http://127.0.0.1:${port}/dav/Two/moved.txt`)).status, 502, 'a destination outside the prefix is another tree');
+    assert.equal((await move(`http://127.0.0.1:${port}/t/acme/dav/Two/moved.txt`)).status, 201);
+    assert.equal((await propfind(s, { path: '/t/acme/dav/Two/moved.txt', ...who })).status, 207);
+    assert.equal(
+      (await dav(s, { method: 'MOVE', path: '/t/acme/dav/Two/moved.txt', ...who, headers: { destination: '/t/acme/dav/Two/two.txt' } })).status,
+      201,
+    );
   });
 
   test('a key token and an S3 access key are found in their own tenant', async () => {

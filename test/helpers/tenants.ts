@@ -9,11 +9,14 @@ import type { TestServer } from './server';
 export interface HostAnswer<T = any> {
   status: number;
   body: T;
-  /** The answer's bytes and headers, for what is no JSON (pages, images). */
-  bytes: Buffer;
-  headers: Record<string, string | string[] | undefined>;
   /** The `service_session` cookie the answer set, if any (`name=value`). */
   cookie?: string;
+}
+
+/** An answer as `onHost` gives it: with its bytes and headers too, for what is no JSON (pages, images). */
+export interface HostReply<T = any> extends HostAnswer<T> {
+  bytes: Buffer;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 /**
@@ -26,7 +29,7 @@ export function onHost(s: TestServer, host: string) {
     method: string,
     path: string,
     o: { token?: string; cookie?: string; body?: unknown; raw?: Buffer; headers?: Record<string, string> } = {},
-  ): Promise<HostAnswer> =>
+  ): Promise<HostReply> =>
     new Promise((resolve, reject) => {
       const payload = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
       const headers: Record<string, string> = { host: `${host}:${port}`, ...o.headers };

@@ -1,6 +1,6 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync, readFileSync, existsSync, utimesSync } from 'node:fs';
+import { mkdirSync, rmdirSync, writeFileSync, readFileSync, existsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
@@ -389,6 +389,17 @@ describe('Files API', () => {
     assert.equal(f.path, '/Docs/a-folder/hello.txt');
     const events = await sqlColumn(s.server.db, "SELECT event FROM outbox WHERE payload LIKE '%hello.txt%'");
     assert.ok(events.includes('file.uploaded'), JSON.stringify(events));
+  });
+
+  test('a listed empty folder removed on disk answers 404 once a Refresh of its parent saw it go (no stale folder probe)', async () => {
+    mkdirSync(join(root, 'a-folder', 'brief'));
+    assert.equal((await s.api('POST', '/api/files/refresh', { token: admin, body: { path: '/Docs/a-folder' } })).status, 200);
+    // Twice: the second listing comes from memory (the folder's probe and page).
+    for (let i = 0; i < 2; i++) assert.deepEqual((await list('/Docs/a-folder/brief')).body.entries, []);
+    rmdirSync(join(root, 'a-folder', 'brief'));
+    // The removal is a change of the parent's rows only (the empty folder has no rows of its own to bump).
+    assert.equal((await s.api('POST', '/api/files/refresh', { token: admin, body: { path: '/Docs/a-folder' } })).status, 200);
+    assert.equal((await list('/Docs/a-folder/brief')).status, 404);
   });
 
   test('deleting a folder while it is being listed never answers 500', async () => {

@@ -92,6 +92,10 @@ describe('tenants: branding of the public pages', () => {
     const alpha = onHost(s, ALPHA);
     const html = (await alpha('GET', `/s/${token}`, { headers: HTML })).bytes.toString();
     assert.ok(html.includes(`<img src="/api/public/branding/logo?v=${etag}" alt="">`), html);
+    // Through the tenant's path prefix the logo's address keeps the prefix (the page's own links do).
+    const prefixed = (await onHost(s, DEFAULT)('GET', `/t/alpha/s/${token}`, { headers: HTML })).bytes.toString();
+    assert.ok(prefixed.includes(`<img src="/t/alpha/api/public/branding/logo?v=${etag}" alt="">`), prefixed);
+    assert.ok((await onHost(s, DEFAULT)('GET', `/t/alpha/api/public/branding/logo?v=${etag}`)).bytes.equals(PNG));
 
     const logo = await alpha('GET', `/api/public/branding/logo?v=${etag}`);
     assert.equal(logo.status, 200);

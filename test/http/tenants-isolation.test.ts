@@ -18,6 +18,9 @@ import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { sshKeyLine, tempDir } from '../helpers/tools';
 import { addTenantRow, onHost, type HostAnswer } from '../helpers/tenants';
+import { startFakeOpenAI, type FakeLlm } from '../helpers/fake-llm';
+import { b64u, vaultBody } from '../helpers/vault';
+import { ofType, postSse } from '../assistant/helpers';
 
 const ALPHA = 'alpha.example.test';
 const BETA = 'beta.example.test';
@@ -50,17 +53,10 @@ const NO_BETA_THING: Record<string, string> = {
   '/api/admin/storages/:id replica_target_id': NOT_SCOPED,
   '/api/admin/storages/:id/test replica_target_id': NOT_SCOPED,
   '/api/admin/storages/test replica_target_id': NOT_SCOPED,
-  '/api/files/assistant/chat conversation_id': NOT_SCOPED,
-  '/api/files/assistant/conversations/:id/undo step_id': NOT_SCOPED,
-  '/api/vault/folders/:id id': NOT_SCOPED,
-  '/api/files/assistant/conversations/:id id': NOT_SCOPED,
-  '/api/files/assistant/conversations/:id/decide id': NOT_SCOPED,
-  '/api/files/assistant/conversations/:id/undo id': NOT_SCOPED,
   '/api/files/ops/:id id': 'ops are scoped: an op moved to another tenant answers 404 (ops-realtime.test.ts)',
   '/api/files/ops/:id/cancel id': 'as above',
   '/api/files/versions/raw id': 'a version needs versioning on and a second write; versions are scoped (server/protection/versions.repo.test.ts)',
   '/api/files/versions/restore id': 'as above',
-  '/api/vault/folders/:id/members id': NOT_SCOPED,
   '/api/auth/mfa/passkeys id': 'a passkey made needs a WebAuthn authenticator (mfa-passkeys.test.ts); passkeys are scoped with their person',
   '/api/auth/mfa/passkeys rawId': 'as above',
   '/api/auth/mfa/passkeys/:id id': 'as above',
@@ -102,6 +98,7 @@ describe('tenants: isolation over every route', () => {
   let bToken: string;
   let alphaRoot: string;
   let alphaNames: Set<string>;
+  let fakeLlm: FakeLlm | undefined;
   /** Beta's things, by kind. */
   const b: Record<string, string | number> = {};
 
@@ -127,6 +124,40 @@ describe('tenants: isolation over every route', () => {
       `${slug} storage`,
     );
     return { id, on, token, storage: st.id as number, root: root.dir };
+  }
+
+  /**
+   * Beta's assistant conversation with one applied step (a model over the real OpenAI wire asks for a folder),
+   * and its vault with an encrypted folder: the platform operator turns the assistant on for the installation.
+   */
+  async function betaAssistantAndVault() {
+    fakeLlm = await startFakeOpenAI({ models: ['fake-1'] });
+    const operator = await s.login();
+    const on = await s.api('PATCH', '/api/admin/assistant', {
+      token: operator,
+      body: { enabled: true, provider: 'openai', address: fakeLlm.url, api_key: 'test-key', model: 'fake-1' },
+    });
+    ok({ status: on.status, body: on.body }, 'the assistant on');
+    fakeLlm.play({ tool_calls: [{ name: 'mkdir', input: { path: `/Docs/b-assist-${R}` } }] }, { text: ['Made it.'] });
+    // fetch cannot set Host: the prefix selects beta.
+    const chat = await postSse(`${s.url}/t/beta/api/files/assistant/chat`, bToken, { message: `Beta chat ${B_SECRET}` });
+    const [step] = ofType(chat.events, 'step');
+    assert.ok(step?.step_id && step.status === 'done', `beta's step: ${JSON.stringify(chat)}`);
+    b.conversation = ofType(chat.events, 'conversation')[0].id as string;
+    b.step = step.step_id as string;
+    const v = vaultBody();
+    b.vaultKey = v.body.public_key;
+    ok(await beta('PUT', '/api/vault', { token: bToken, body: v.body }), 'beta vault');
+    b.folder = ok(await beta('POST', '/api/vault/folders', { token: bToken, body: { path: `/Docs/b-vault-${R}` } }), 'beta encrypted folder').folder
+      .id as number;
+    const me = ok(await beta('GET', '/api/auth/me', { token: bToken }), 'beta me').user.id as number;
+    ok(
+      await beta('PUT', `/api/vault/folders/${b.folder}/members`, {
+        token: bToken,
+        body: { key_version: 1, members: [{ user_id: me, wrapped_key: b64u(125) }] },
+      }),
+      'beta folder key',
+    );
   }
 
   before(async () => {
@@ -173,9 +204,11 @@ describe('tenants: isolation over every route', () => {
     b.tenant = t.id;
     const sessions = ok(await beta('GET', '/api/auth/sessions', { token: bToken }), 'beta sessions');
     b.session = ((sessions.sessions ?? sessions) as Json[])[0].id as number;
+    await betaAssistantAndVault();
   });
   after(async () => {
     await s?.close();
+    await fakeLlm?.close();
     for (const r of roots) r.cleanup();
     roots = [];
   });
@@ -210,6 +243,8 @@ describe('tenants: isolation over every route', () => {
     if (/^(run_id|runId)$/.test(name)) return b.run;
     if (name === 'upload_id') return b.upload;
     if (name === 'key_id') return b.key;
+    if (name === 'conversation_id') return b.conversation;
+    if (name === 'step_id') return b.step;
     if (name !== 'id') return undefined;
     const kinds: Array<[RegExp, string]> = [
       [/^\/api\/admin\/users\//, 'user'],
@@ -225,6 +260,8 @@ describe('tenants: isolation over every route', () => {
       [/^\/api\/files\/share\//, 'share'],
       [/^\/api\/files\/permissions\/share-mail/, 'share'],
       [/^\/api\/files\/thumb\//, 'node'],
+      [/^\/api\/files\/assistant\/conversations\//, 'conversation'],
+      [/^\/api\/vault\/folders\//, 'folder'],
     ];
     const kind = kinds.find(([re]) => re.test(route))?.[1];
     return kind ? b[kind] : undefined;
@@ -278,7 +315,20 @@ describe('tenants: isolation over every route', () => {
   }
 
   /** What only beta has: its file's name and text, its person, link token, names of its role and keys, its hook and root. */
-  const markers = () => [B_ONLY_FILE, B_SECRET, B_PERSON, String(b.token), `Beta role ${R}`, `beta-key-${R}`, `beta-ssh-${R}`, BETA_HOOK, String(b.root)];
+  const markers = () => [
+    B_ONLY_FILE,
+    B_SECRET,
+    B_PERSON,
+    String(b.token),
+    `Beta role ${R}`,
+    `beta-key-${R}`,
+    `beta-ssh-${R}`,
+    BETA_HOOK,
+    String(b.root),
+    String(b.vaultKey),
+    `b-vault-${R}`,
+    `b-assist-${R}`,
+  ];
 
   /** Beta markers in an answer that the request did not carry itself (an echoed path or token tells nothing). */
   const leaks = (r: HostAnswer, sent: { url: string; body?: unknown }): string[] => {
@@ -309,6 +359,9 @@ describe('tenants: isolation over every route', () => {
       '/api/auth/keys',
       '/api/files/share',
       '/api/files/manager?path=/Docs',
+      '/api/files/assistant/conversations',
+      `/api/files/assistant/conversations/${b.conversation}`,
+      '/api/vault/folders',
     ]) {
       const r = await beta('GET', path, { token: bToken });
       // Not what a sync or the volume probe changes by itself in the background: the last sync time, the volume seen.

@@ -6,6 +6,7 @@
  */
 import { useI18n } from '../i18n';
 import { linkClick, usePathname } from '../lib/router';
+import { withBase } from '../lib/base';
 import { AccessPage } from './access-page';
 import { SecurityPage } from './security-page';
 import { ConnectApps } from './connect-apps';
@@ -21,13 +22,13 @@ export default function AccountPage() {
   return (
     <div className="page settings account">
       <nav className="tabs" aria-label={t('account.title')}>
-        <a href="/account" onClick={linkClick} aria-current={tab === 'security' ? 'page' : undefined}>
+        <a href={withBase('/account')} onClick={linkClick} aria-current={tab === 'security' ? 'page' : undefined}>
           {t('account.mfa')}
         </a>
-        <a href="/account/access" onClick={linkClick} aria-current={tab === 'access' ? 'page' : undefined}>
+        <a href={withBase('/account/access')} onClick={linkClick} aria-current={tab === 'access' ? 'page' : undefined}>
           {t('account.access')}
         </a>
-        <a href="/account/vault" onClick={linkClick} aria-current={tab === 'vault' ? 'page' : undefined}>
+        <a href={withBase('/account/vault')} onClick={linkClick} aria-current={tab === 'vault' ? 'page' : undefined}>
           {t('vault.title')}
         </a>
       </nav>

@@ -1,6 +1,7 @@
 /** The admin console (its own lazily loaded chunk): one tab per area, each a route. */
 import { useI18n, type MessageKey } from '../i18n';
 import { linkClick, usePathname } from '../lib/router';
+import { withBase } from '../lib/base';
 import { StoragesTab } from './storages-tab';
 import { UsersTab } from './users-tab';
 import { AuditTab } from './audit-tab';
@@ -44,7 +45,7 @@ export default function AdminPage() {
       <h1>{t('admin.title')}</h1>
       <nav className="tabs" aria-label={t('admin.title')}>
         {tabs.map(([id, key]) => (
-          <a key={id} href={`/admin/${id}`} onClick={linkClick} aria-current={tab === id ? 'page' : undefined}>
+          <a key={id} href={withBase(`/admin/${id}`)} onClick={linkClick} aria-current={tab === id ? 'page' : undefined}>
             {t(key)}
             {id === 'apps' && updates > 0 && (
               <>

@@ -1,6 +1,7 @@
 /** Admin → Apps: the installed apps, the store's catalogue and the store connections, one sub-route each. */
 import { useI18n, type MessageKey } from '../i18n';
 import { linkClick, usePathname } from '../lib/router';
+import { withBase } from '../lib/base';
 import { AppsTab } from './apps-tab';
 import { StoreCatalogue } from './store-catalogue';
 import { StoreConnections } from './store-connections';
@@ -18,7 +19,7 @@ export function AppsArea() {
     <>
       <nav className="tabs subtabs" aria-label={t('store.nav.label')}>
         {PARTS.map(([id, key]) => (
-          <a key={id} href={id ? `/admin/apps/${id}` : '/admin/apps'} onClick={linkClick} aria-current={part === id ? 'page' : undefined}>
+          <a key={id} href={withBase(id ? `/admin/apps/${id}` : '/admin/apps')} onClick={linkClick} aria-current={part === id ? 'page' : undefined}>
             {t(key)}
           </a>
         ))}

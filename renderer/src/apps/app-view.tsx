@@ -16,6 +16,7 @@ import { fieldErrorsOf } from './surface/logic';
 import { Surface } from './surface/surface';
 import type { FieldErrors, SurfaceData, SurfaceEvent } from './surface/types';
 import { AppFileChooser } from './file-chooser';
+import { withBase } from '../lib/base';
 
 export interface OpenView {
   plugin: string;
@@ -79,7 +80,7 @@ export function ViewBody({ v, onJob, onSurface }: { v: OpenView; onJob: (op: str
       errors={s.errors}
       error={s.error}
       onEvent={s.onEvent}
-      fileUrl={(p) => rawUrl(p)}
+      fileUrl={(p) => withBase(rawUrl(p))}
       searchPeople={search}
       FileChooser={AppFileChooser}
     />

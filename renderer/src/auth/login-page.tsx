@@ -14,6 +14,7 @@ import { PublicFrame } from './public-frame';
 import { SsoButton, useSsoError } from './sso';
 import { useSignInOptions } from './sign-in-options';
 import { linkClick } from '../lib/router';
+import { withBase } from '../lib/base';
 import { SecondStep } from './second-step';
 
 /** `notice`: why the person is here (a paired device's key stopped working), shown until the next attempt. */
@@ -88,7 +89,7 @@ export function LoginPage({ onSignedIn, notice }: { onSignedIn: (u: User) => voi
       {options?.allow_signup && (
         <p className="signup-link">
           {t('signup.prompt')}{' '}
-          <a href="/signup" onClick={linkClick}>
+          <a href={withBase('/signup')} onClick={linkClick}>
             {t('signup.title')}
           </a>
         </p>

@@ -9,6 +9,7 @@ import { api, ApiError } from '../api/client';
 import type { User } from '../api/types';
 import { useI18n, type Translate } from '../i18n';
 import { linkClick } from '../lib/router';
+import { withBase } from '../lib/base';
 import { errorText } from '../ui/toast';
 import { useLockout } from './countdown';
 import { PublicFrame } from './public-frame';
@@ -97,7 +98,7 @@ export default function SignupPage({ onSignedIn }: { onSignedIn: (u: User) => vo
       )}
       <p className="signup-link">
         {t('signup.have_account')}{' '}
-        <a href="/" onClick={linkClick}>
+        <a href={withBase('/')} onClick={linkClick}>
           {t('auth.submit')}
         </a>
       </p>

@@ -7,6 +7,7 @@
 import { useEffect, useState, type ImgHTMLAttributes } from 'react';
 import { fetchSigned, toApiError } from '../api/client';
 import { deviceKey } from './device-key';
+import { withBase } from '../lib/base';
 
 /** `url` as it is without a device key; in device mode a blob URL of its bytes once fetched (undefined meanwhile and on failure). */
 export function useSignedSrc(url: string | undefined): string | undefined {
@@ -31,7 +32,7 @@ export function useSignedSrc(url: string | undefined): string | undefined {
       if (made) URL.revokeObjectURL(made);
     };
   }, [url, keyed]);
-  return keyed ? blob : url;
+  return keyed ? blob : url && withBase(url);
 }
 
 /** An <img> whose source is loaded with the device key when one is stored; nothing until it has bytes. */
@@ -61,7 +62,7 @@ export function dispositionName(header: string | null): string {
  * Rejects with ApiError when the server refuses.
  */
 export async function saveSigned(url: string, name: string): Promise<void> {
-  let href = url;
+  let href = withBase(url);
   let as = name;
   if (deviceKey()) {
     const r = await fetchSigned(url);

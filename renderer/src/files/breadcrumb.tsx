@@ -2,6 +2,7 @@
 import { useI18n } from '../i18n';
 import { crumbs, routeOf } from '../lib/ui-path';
 import { linkClick } from '../lib/router';
+import { withBase } from '../lib/base';
 
 /** `label` names a crumb otherwise than its segment (an encrypted folder's decrypted names). */
 export function Breadcrumb({ path, label }: { path: string; label?: (crumbPath: string, name: string) => string }) {
@@ -11,13 +12,13 @@ export function Breadcrumb({ path, label }: { path: string; label?: (crumbPath: 
     <nav aria-label={t('files.breadcrumb')} className="crumbs">
       <ol>
         <li>
-          <a href="/files" onClick={linkClick} aria-current={list.length === 0 ? 'page' : undefined}>
+          <a href={withBase('/files')} onClick={linkClick} aria-current={list.length === 0 ? 'page' : undefined}>
             {t('files.root')}
           </a>
         </li>
         {list.map((c, i) => (
           <li key={c.path}>
-            <a href={routeOf(c.path)} onClick={linkClick} aria-current={i === list.length - 1 ? 'page' : undefined}>
+            <a href={withBase(routeOf(c.path))} onClick={linkClick} aria-current={i === list.length - 1 ? 'page' : undefined}>
               {label ? label(c.path, c.name) : c.name}
             </a>
           </li>

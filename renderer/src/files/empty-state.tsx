@@ -5,6 +5,7 @@
  */
 import { useI18n } from '../i18n';
 import { linkClick } from '../lib/router';
+import { withBase } from '../lib/base';
 
 export function EmptyState({ root, admin }: { root: boolean; admin: boolean }) {
   const { t } = useI18n();
@@ -18,7 +19,7 @@ export function EmptyState({ root, admin }: { root: boolean; admin: boolean }) {
   return (
     <div className="empty empty-root" role="status">
       <p>{t('files.empty_root_admin')}</p>
-      <a className="button primary" href="/admin/storages" onClick={linkClick}>
+      <a className="button primary" href={withBase('/admin/storages')} onClick={linkClick}>
         {t('files.add_storage')}
       </a>
     </div>

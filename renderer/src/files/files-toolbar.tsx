@@ -8,6 +8,7 @@ import type { RefObject } from 'react';
 import type { SortDir, SortKey } from '../api/types';
 import { useI18n } from '../i18n';
 import { linkClick } from '../lib/router';
+import { withBase } from '../lib/base';
 import { ToolIcon } from '../ui/tool-icons';
 import { fromInput, type Picked } from '../upload/drop';
 import type { ViewMode } from './file-list';
@@ -187,7 +188,7 @@ export function ActionsBar({
         </button>
       )}
       {assistant.setup && (
-        <a className="button wide-only" href="/admin/assistant" onClick={linkClick} title={t('assistant.setup_hint')}>
+        <a className="button wide-only" href={withBase('/admin/assistant')} onClick={linkClick} title={t('assistant.setup_hint')}>
           {t('assistant.setup')}
         </a>
       )}

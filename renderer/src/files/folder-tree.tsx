@@ -7,6 +7,7 @@
 import { useEffect, useState, type DragEvent } from 'react';
 import { useI18n } from '../i18n';
 import { linkClick } from '../lib/router';
+import { withBase } from '../lib/base';
 import { baseName, isInside, joinPath, routeOf } from '../lib/ui-path';
 import { listFolder } from './file-api';
 import { isCipherRow } from '../vault/vault-paths';
@@ -92,7 +93,7 @@ export function FolderTree({ path, tick, onDropInto }: Props) {
                 >
                   {isOpen ? '▾' : '▸'}
                 </button>
-                <a href={routeOf(k)} onClick={linkClick} aria-current={k === path ? 'location' : undefined} title={k}>
+                <a href={withBase(routeOf(k))} onClick={linkClick} aria-current={k === path ? 'location' : undefined} title={k}>
                   {name}
                 </a>
               </div>

@@ -12,6 +12,7 @@ import { Dialog } from '../ui/dialog';
 import { errorText } from '../ui/toast';
 import { formatBytes } from '../lib/format';
 import { rawUrl } from './file-api';
+import { withBase } from '../lib/base';
 import { isTextName } from './highlight';
 import { kindOf } from './icons';
 import { Code } from './code-view';
@@ -125,7 +126,7 @@ export function Preview({ entry, path, onPrev, onNext, onEdit, onOpenWith, onClo
             )}
             <a
               className="button"
-              href={rawUrl(path, false)}
+              href={withBase(rawUrl(path, false))}
               download={entry.name}
               onClick={(e) => {
                 e.preventDefault();

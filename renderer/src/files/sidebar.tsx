@@ -7,6 +7,7 @@ import type { StorageQuota } from '../api/types';
 import { useI18n } from '../i18n';
 import { formatBytes } from '../lib/format';
 import { linkClick } from '../lib/router';
+import { withBase } from '../lib/base';
 import { routeOf, storageOf } from '../lib/ui-path';
 import { quotas } from './file-api';
 import { FolderTree } from './folder-tree';
@@ -37,7 +38,7 @@ export function Sidebar({ path, tick, onDropInto }: { path: string; tick: number
         <ul>
           {rows?.map((r) => (
             <li key={r.name}>
-              <a href={routeOf(`/${r.name}`)} onClick={linkClick} aria-current={current === r.name ? 'location' : undefined}>
+              <a href={withBase(routeOf(`/${r.name}`))} onClick={linkClick} aria-current={current === r.name ? 'location' : undefined}>
                 {r.name}
               </a>
               <div

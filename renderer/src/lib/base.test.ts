@@ -17,3 +17,10 @@ test('a tenant prefix: same-origin paths gain it, routes lose it', () => {
   assert.equal(withoutBase('/t/acme', b), '/');
   assert.equal(withoutBase('/t/acmeish/files', b), '/t/acmeish/files');
 });
+
+test('withBase leaves a path already under the base as it is (a URL may pass through it twice)', () => {
+  const b = '/t/acme';
+  assert.equal(withBase('/t/acme/api/files/raw?path=x', b), '/t/acme/api/files/raw?path=x');
+  assert.equal(withBase('/t/acme', b), '/t/acme');
+  assert.equal(withBase('/t/acmeco/x', b), '/t/acme/t/acmeco/x');
+});

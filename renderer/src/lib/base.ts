@@ -5,8 +5,9 @@
  */
 export const BASE = typeof document === 'undefined' ? '' : (document.querySelector<HTMLMetaElement>('meta[name="filedock-base"]')?.content ?? '');
 
-/** `path` (same-origin, absolute: `/api/...`, `/files/...`) under the base; anything else unchanged. */
-export const withBase = (path: string, base = BASE): string => (base && path.startsWith('/') && !path.startsWith('//') ? base + path : path);
+/** `path` (same-origin, absolute: `/api/...`, `/files/...`) under the base; anything else, or a path already under it, unchanged. */
+export const withBase = (path: string, base = BASE): string =>
+  base && path.startsWith('/') && !path.startsWith('//') && path !== base && !path.startsWith(`${base}/`) ? base + path : path;
 
 /** A location's pathname without the base (what the app's routes are matched against). */
 export const withoutBase = (pathname: string, base = BASE): string =>

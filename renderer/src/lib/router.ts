@@ -34,5 +34,5 @@ export function usePathname(): string {
 export function linkClick(e: React.MouseEvent<HTMLAnchorElement>): void {
   if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
   e.preventDefault();
-  navigate(e.currentTarget.getAttribute('href') ?? '/');
+  navigate(withoutBase(e.currentTarget.getAttribute('href') ?? '/'));
 }

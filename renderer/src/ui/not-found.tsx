@@ -1,6 +1,7 @@
 /** An address the web app does not know: says so, with the way back, and no file toolbar to act on. */
 import { useI18n } from '../i18n';
 import { linkClick } from '../lib/router';
+import { withBase } from '../lib/base';
 
 export function NotFoundPage({ path }: { path: string }) {
   const { t } = useI18n();
@@ -9,7 +10,7 @@ export function NotFoundPage({ path }: { path: string }) {
       <h1 id="not-found-title">{t('notfound.title')}</h1>
       <p>{t('notfound.text', { path })}</p>
       <p>
-        <a className="button primary" href="/files" onClick={linkClick}>
+        <a className="button primary" href={withBase('/files')} onClick={linkClick}>
           {t('notfound.back')}
         </a>
       </p>

@@ -7,6 +7,7 @@ import { api, ApiError, toApiError, withQuery } from '../api/client';
 import type { UploadSession, UploadStatus } from '../api/types';
 import type { PendingRecord, PendingStore, Transport } from './upload-queue';
 import { authHeaders } from '../device/device-key';
+import { withBase } from '../lib/base';
 
 /** One XHR as a promise: resolves with the response, rejects with ApiError / AbortError. */
 function send(
@@ -21,7 +22,7 @@ function send(
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new DOMException('aborted', 'AbortError'));
     const x = new XMLHttpRequest();
-    x.open(method, url);
+    x.open(method, sameOrigin ? withBase(url) : url);
     x.withCredentials = sameOrigin;
     // A paired device signs its own server's requests with its key; presigned storage URLs carry their own signature.
     for (const [k, v] of Object.entries(sameOrigin ? { ...authHeaders(), ...headers } : headers)) x.setRequestHeader(k, v);

@@ -19,6 +19,7 @@ import { vaultErrorText } from './vault-words';
 import { head } from './link-key';
 import { canStream, StreamUnavailable, streamDownload, streamMedia } from './vault-stream';
 import type { StreamSource } from '../vault-sw/protocol';
+import { withBase } from '../lib/base';
 
 /** The decrypted bytes of the row `e` (its stored path, decrypted name and ciphertext size), typed by its name; rejects with VaultError('integrity') on any tampering. */
 export async function decryptedFile(folderId: number, e: VaultEntry, signal?: AbortSignal): Promise<Blob> {
@@ -46,7 +47,7 @@ async function streamSource(folderId: number, e: VaultEntry): Promise<Omit<Strea
   const total = Number(res.headers.get('Content-Range')?.split('/')[1]);
   const key = await c.contentKeyOf(await head(res, c.HEADER_BYTES), ring);
   return {
-    url,
+    url: withBase(url),
     headers: authHeaders(),
     credentials: 'same-origin',
     cipherTotal: total > 0 ? total : (e.cipher_size ?? e.size),

@@ -56,9 +56,10 @@ import { searchKeys } from './20261207080000-search-keys';
 import { shareTombstonesTenant } from './20261207080100-share-tombstones-tenant';
 import { opsDedupPerTenant } from './20261207110200-ops-dedup-per-tenant';
 import { platformOperator } from './20261207110300-platform-operator';
-import { tenantLogos } from './20261207180500-tenant-logos';
 import { nodesTenant } from './20261207150100-nodes-tenant';
 import { tenantTombstones } from './20261207160000-tenant-tombstones';
+import { assistantVaultTenant } from './20261207180200-assistant-vault-tenant';
+import { tenantLogos } from './20261207180500-tenant-logos';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -116,6 +117,7 @@ export const MIGRATIONS: Migration[] = [
   platformOperator,
   nodesTenant,
   tenantTombstones,
+  assistantVaultTenant,
   tenantLogos,
 ];
 

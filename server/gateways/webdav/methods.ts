@@ -54,12 +54,12 @@ const propfind: Method = async (r, d) => {
   const selfPlace = r.path === '/' ? null : place(r);
   const lockHref = (p: string) => (l: { root: string }) => l.root || p;
   const selfXml = responseXml(
-    hrefOf(r.path, self.type === 'dir'),
+    hrefOf(r.path, self.type === 'dir', r.base),
     { ...self, name: r.path === '/' ? '' : self.name },
     req,
     selfPlace ? await d.props.of(selfPlace) : [],
     r.locks.covering(selfKey),
-    lockHref(hrefOf(r.path, self.type === 'dir')),
+    lockHref(hrefOf(r.path, self.type === 'dir', r.base)),
   );
   const children = depth === '1' && self.type === 'dir' ? r.tree.list(r.path) : null;
   const dead = children && selfPlace ? await d.props.children(selfPlace) : new Map();
@@ -73,7 +73,7 @@ const propfind: Method = async (r, d) => {
       const path = `${base}/${e.name}`;
       const rel = selfPlace ? (selfPlace.rel ? `${selfPlace.rel}/${e.name}` : e.name) : '';
       const locks = anyLocks ? r.locks.covering(r.path === '/' ? r.key(path) : `${selfKey.endsWith('/') ? selfKey : selfKey + '/'}${e.name}`) : [];
-      const href = hrefOf(path, e.type === 'dir');
+      const href = hrefOf(path, e.type === 'dir', r.base);
       batch += responseXml(href, e, req, dead.get(rel) ?? [], locks, lockHref(href));
       if (batch.length > 64 * 1024) {
         yield batch;
@@ -106,7 +106,11 @@ const proppatch: Method = async (r, d) => {
   const groups = new Map<string, string[]>();
   for (const o of ops) groups.set(stat(o), [...(groups.get(stat(o)) ?? []), propXml(o.ns, o.name, null)]);
   const propstats = [...groups].map(([s, props]) => `<D:propstat><D:prop>${props.join('')}</D:prop><D:status>HTTP/1.1 ${s}</D:status></D:propstat>`);
-  xmlBody(r, 207, `<D:multistatus xmlns:D="DAV:"><D:response><D:href>${hrefOf(r.path, false)}</D:href>${propstats.join('')}</D:response></D:multistatus>`);
+  xmlBody(
+    r,
+    207,
+    `<D:multistatus xmlns:D="DAV:"><D:response><D:href>${hrefOf(r.path, false, r.base)}</D:href>${propstats.join('')}</D:response></D:multistatus>`,
+  );
 };
 
 const mkcol: Method = async (r, d) => {
@@ -199,7 +203,7 @@ const transfer =
   async (r, d) => {
     const dest = r.ctx.get('destination');
     if (!dest) throw new DavError(400, 'The Destination header is missing.');
-    const to = pathOfUrl(dest, r.ctx.host);
+    const to = pathOfUrl(dest, r.ctx.host, r.base);
     const ow = (r.ctx.get('overwrite') || 'T').toUpperCase();
     if (ow !== 'T' && ow !== 'F') throw new DavError(400, 'Overwrite must be T or F.');
     const depth = (r.ctx.get('depth') || 'infinity').toLowerCase();
@@ -253,7 +257,7 @@ const lock: Method = async (r, d) => {
   const userId = (r.tree.actor as { principal?: { id: number } }).principal?.id ?? 0;
   const held = r.locks.take({
     key,
-    root: hrefOf(r.path, existing?.type === 'dir'),
+    root: hrefOf(r.path, existing?.type === 'dir', r.base),
     scope,
     depth: depth as '0' | 'infinity',
     owner: owner ? inner(owner) : '',

@@ -17,8 +17,11 @@ export const PREFIX = '/dav';
 /** The largest XML body accepted (PROPFIND, PROPPATCH, LOCK). */
 export const MAX_XML_BYTES = 1 << 20;
 
-/** `tenant`: the one the host or `/t/<slug>/` prefix selected (the HTTP server's tenant middleware sets it). */
-export type DavCtx = ParameterizedContext<{ ip: string; loopback: boolean; ua: string; tenant: TenantScope }>;
+/**
+ * `tenant`: the one the host or `/t/<slug>/` prefix selected (the HTTP server's tenant middleware sets it);
+ * `tenantBase`: that prefix when the request came through it (the middleware has taken it off `ctx.path`).
+ */
+export type DavCtx = ParameterizedContext<{ ip: string; loopback: boolean; ua: string; tenant: TenantScope; tenantBase?: string }>;
 
 /** A `/dav/...` URL path (still percent-encoded) → tree path. */
 export function pathOf(urlPath: string): string {
@@ -44,17 +47,20 @@ export function pathOf(urlPath: string): string {
  * URL on this host or an absolute path. Read by hand, not with `URL`, which
  * would resolve an encoded `%2e%2e` before it could be refused.
  */
-export function pathOfUrl(raw: string, host: string): string {
+export function pathOfUrl(raw: string, host: string, base = ''): string {
   const m = /^(?:https?:\/\/([^/?#]+))?(\/[^?#]*)?/i.exec(raw.trim());
   if (!m || !m[2] || (m[1] !== undefined && m[1].toLowerCase() !== host.toLowerCase()))
     throw new DavError(502, 'The destination is not on this WebDAV server.');
-  return pathOf(m[2]);
+  // Under a tenant's prefix the destination must name the same prefix: without it, it is another tenant's tree.
+  if (base && !m[2].startsWith(`${base}/`)) throw new DavError(502, 'The destination is not on this WebDAV server.');
+  return pathOf(m[2].slice(base.length));
 }
 
-/** The href of a tree path (folders end with `/`). */
-export function hrefOf(path: string, dir: boolean): string {
-  if (path === '/') return PREFIX + '/';
+/** The href of a tree path (folders end with `/`), under the request's tenant prefix if it came through one. */
+export function hrefOf(path: string, dir: boolean, base = ''): string {
+  if (path === '/') return `${base}${PREFIX}/`;
   return (
+    base +
     PREFIX +
     path
       .split('/')
@@ -69,6 +75,8 @@ export const parentPath = (path: string): string => path.slice(0, path.lastIndex
 
 export class DavRequest {
   readonly path: string;
+  /** The tenant prefix the request came through ('' by host or in single-tenant mode): hrefs carry it. */
+  readonly base: string;
   private ifLists: IfList[] | null = null;
 
   constructor(
@@ -77,6 +85,7 @@ export class DavRequest {
     readonly locks: LockTable,
   ) {
     this.path = pathOf(ctx.path);
+    this.base = ctx.state.tenantBase ?? '';
   }
 
   /** The lock key of a tree path: its place, so a storage's name and uid are one key. */
@@ -138,7 +147,7 @@ export class DavRequest {
     for (const list of lists) {
       let path: string;
       try {
-        path = list.resource ? pathOfUrl(list.resource, this.ctx.host) : this.path;
+        path = list.resource ? pathOfUrl(list.resource, this.ctx.host, this.base) : this.path;
       } catch {
         continue;
       }

@@ -12,7 +12,7 @@
  */
 export const DROP_SCRIPT = `(()=>{
 const f=document.getElementById('drop'),bar=document.getElementById('bar'),msg=document.getElementById('msg');
-const T=JSON.parse(f.dataset.strings),tok=encodeURIComponent(f.dataset.token),base='/api/public/drop/'+tok;
+const T=JSON.parse(f.dataset.strings),base=f.dataset.api;
 const say=(k,v)=>{msg.textContent=T[k].replace(/\\{(\\w+)\\}/g,(m,n)=>v&&v[n]!==undefined?v[n]:m)};
 const sleep=(ms)=>new Promise(s=>setTimeout(s,ms)),TRIES=5;
 const online=()=>new Promise(s=>{const t=setTimeout(s,30000);addEventListener('online',()=>{clearTimeout(t);s()},{once:true})});

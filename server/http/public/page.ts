@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import type { Lang } from '../../lib/i18n';
 import { COLOUR } from '../../auth';
 import type { Ctx } from '../context';
+import { underBase } from './under-base';
 
 /** Escapes text for HTML element content and quoted attribute values. */
 export function esc(v: unknown): string {
@@ -95,7 +96,7 @@ function brandParts(ctx: Ctx): { css: string; header: string } {
   const b = ctx.state.branding;
   if (!b) return { css: '', header: '' };
   const css = `${BRAND_CSS}${b.colour && COLOUR.test(b.colour) ? `:root{--ac:${b.colour}}` : ''}`;
-  const logo = b.logo ? `<img src="${esc(`${ctx.state.tenantBase ?? ''}/api/public/branding/logo?v=${b.logo}`)}" alt="">` : '';
+  const logo = b.logo ? `<img src="/api/public/branding/logo?v=${esc(b.logo)}" alt="">` : '';
   const header = logo || b.name ? `<header class="brand">${logo}${b.name ? `<span>${esc(b.name)}</span>` : ''}</header>` : '';
   return { css, header };
 }
@@ -107,11 +108,14 @@ function brandParts(ctx: Ctx): { css: string; header: string } {
 export function sendPage(ctx: Ctx, o: PageOptions): void {
   const nonce = randomBytes(16).toString('base64');
   const brand = brandParts(ctx);
-  const html =
+  // The brand header's logo address is root-relative like the page's own links: `underBase` keeps it under the prefix.
+  const html = underBase(
     `<!doctype html><html lang="${o.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<meta name="robots" content="noindex,nofollow">${o.og ? ogTags(o.og) : ''}<title>${esc(o.title)}</title><style nonce="${nonce}">${CSS}${brand.css}</style></head>` +
-    `<body><main>${brand.header}${o.body}</main>${o.script ? `<script nonce="${nonce}">${o.script}</script>` : ''}` +
-    `${(o.modules ?? []).map((src) => `<script type="module" nonce="${nonce}" src="${esc(src)}"></script>`).join('')}</body></html>`;
+      `<meta name="robots" content="noindex,nofollow">${o.og ? ogTags(o.og) : ''}<title>${esc(o.title)}</title><style nonce="${nonce}">${CSS}${brand.css}</style></head>` +
+      `<body><main>${brand.header}${o.body}</main>${o.script ? `<script nonce="${nonce}">${o.script}</script>` : ''}` +
+      `${(o.modules ?? []).map((src) => `<script type="module" nonce="${nonce}" src="${esc(src)}"></script>`).join('')}</body></html>`,
+    ctx.state.tenantBase,
+  );
   publicHeaders(ctx);
   ctx.set(
     'Content-Security-Policy',

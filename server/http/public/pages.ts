@@ -154,7 +154,7 @@ export function dropPage(ctx: Ctx, o: { lang: Lang; token: string; settings: Dro
     `<p class="mut">${esc(pt(lang, 'drop.limits', { files: s.max_files, size: s.max_file_size_mb }))}${s.allowed_ext.length ? ` ${esc(pt(lang, 'drop.allowed', { ext: s.allowed_ext.join(', ') }))}` : ''}</p>` +
     `<noscript><p class="mut">${esc(pt(lang, 'drop.noscript', { size: Math.min(s.max_file_size_mb, DROP_CHUNK / 1024 / 1024) }))}</p></noscript>` +
     // Without the script the browser posts the form itself (server/http/public/drop-form.ts); the script takes it over.
-    `<form id="drop" method="post" enctype="multipart/form-data" data-token="${esc(o.token)}" data-max="${s.max_files}" data-strings="${esc(JSON.stringify(strings))}">` +
+    `<form id="drop" method="post" enctype="multipart/form-data" data-api="/api/public/drop/${encodeURIComponent(o.token)}" data-max="${s.max_files}" data-strings="${esc(JSON.stringify(strings))}">` +
     (o.needsPin
       ? `<label for="pin">${esc(pt(lang, 'pin.label'))}</label><input id="pin" name="pin" type="password" inputmode="numeric" autocomplete="off" required maxlength="64">`
       : '') +

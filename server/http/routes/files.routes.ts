@@ -6,6 +6,7 @@
 import Router from '@koa/router';
 import type { FileService, PageEncoding } from '../../files';
 import { serveFile } from '../serve-file';
+import { sendBuffers } from '../send-buffers';
 import { requireUser } from '../middlewares/auth';
 import { actor, type AppState, type Ctx } from '../context';
 import { q, validate, z } from '../validate';
@@ -78,7 +79,8 @@ export function filesRoutes(d: { files: FileService }): Router<AppState> {
     ctx.set('Cache-Control', 'no-store');
     ctx.vary('Accept-Encoding');
     if (encoding) ctx.set('Content-Encoding', encoding);
-    ctx.body = body;
+    if (Array.isArray(body)) sendBuffers(ctx, body);
+    else ctx.body = body;
   });
 
   r.get('/search', doc({ summary: 'Search names, file text (with a snippet of it) and metadata', query: searchQuery }), async (ctx) => {

@@ -27,6 +27,7 @@ import { linkOrigin, linkTenant } from '../context';
 import { mimeOf } from '../../catalogue';
 import { validate, z } from '../validate';
 import { routeDoc } from '../openapi/route-doc';
+import { basePath } from '../public/under-base';
 
 const doc = routeDoc('Public links', 'public');
 
@@ -169,7 +170,7 @@ export function sharePublicRoutes(d: {
         const { download_token } = await service.verify(o.share, pin);
         publicHeaders(ctx);
         ctx.status = 303;
-        ctx.redirect(`${action}?dt=${encodeURIComponent(download_token)}`);
+        ctx.redirect(basePath(ctx.state.tenantBase, `${action}?dt=${encodeURIComponent(download_token)}`));
       } catch (e) {
         if (!(isAppError(e) && PIN_CODES.has(e.code))) throw e;
         const modules = await vaultModules(o);

@@ -87,13 +87,13 @@ export function vaultRoutes(d: { vault: VaultService; maxJsonBytes: number }): R
 
   r.get('/api/vault', doc({ summary: 'My vault (null until set up)' }), requireUser, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { vault: await d.vault.get(me(ctx).id) };
+    ctx.body = { vault: await d.vault.get(me(ctx)) };
   });
 
   r.put('/api/vault', doc({ summary: 'Set up my vault', body: createBody, status: 201 }), requireUser, async (ctx) => {
     const b = validate(createBody, await readObject(ctx, d.maxJsonBytes));
     ctx.status = 201;
-    ctx.body = { vault: await d.vault.create(me(ctx).id, b) };
+    ctx.body = { vault: await d.vault.create(me(ctx), b) };
   });
 
   r.post(
@@ -102,7 +102,7 @@ export function vaultRoutes(d: { vault: VaultService; maxJsonBytes: number }): R
     requireUser,
     async (ctx) => {
       const b = validate(passphraseBody, await readObject(ctx, d.maxJsonBytes));
-      await d.vault.rewrap(me(ctx).id, ctx.state.ip, b, false);
+      await d.vault.rewrap(me(ctx), ctx.state.ip, b, false);
       ctx.status = 204;
     },
   );
@@ -113,7 +113,7 @@ export function vaultRoutes(d: { vault: VaultService; maxJsonBytes: number }): R
     requireUser,
     async (ctx) => {
       const b = validate(recoverBody, await readObject(ctx, d.maxJsonBytes));
-      await d.vault.rewrap(me(ctx).id, ctx.state.ip, { ...b, auth: b.recovery_auth }, true);
+      await d.vault.rewrap(me(ctx), ctx.state.ip, { ...b, auth: b.recovery_auth }, true);
       ctx.status = 204;
     },
   );
@@ -121,7 +121,7 @@ export function vaultRoutes(d: { vault: VaultService; maxJsonBytes: number }): R
   r.get('/api/vault/people', doc({ summary: 'People with a vault to share an encrypted folder with', query: peopleQuery }), requireUser, async (ctx) => {
     const qy = validate(peopleQuery, ctx.query);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { people: await d.vault.people(me(ctx).id, qy.q ?? '') };
+    ctx.body = { people: await d.vault.people(me(ctx), qy.q ?? '') };
   });
 
   r.post('/api/vault/folders', doc({ summary: 'Make an encrypted folder', body: folderBody, status: 201 }), requireUser, async (ctx) => {
@@ -132,13 +132,13 @@ export function vaultRoutes(d: { vault: VaultService; maxJsonBytes: number }): R
 
   r.get('/api/vault/folders', doc({ summary: 'My encrypted folders with my wrapped keys' }), requireUser, async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { folders: await d.vault.folders(me(ctx).id) };
+    ctx.body = { folders: await d.vault.folders(me(ctx)) };
   });
 
   r.get('/api/vault/folders/:id', doc({ summary: 'One encrypted folder (members only)', params: idParams }), requireUser, async (ctx) => {
     const p = validate(idParams, ctx.params);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { folder: await d.vault.folder(me(ctx).id, Number(p.id)) };
+    ctx.body = { folder: await d.vault.folder(me(ctx), Number(p.id)) };
   });
 
   r.put(
@@ -148,7 +148,7 @@ export function vaultRoutes(d: { vault: VaultService; maxJsonBytes: number }): R
     async (ctx) => {
       const p = validate(idParams, ctx.params);
       const b = validate(membersBody, await readObject(ctx, d.maxJsonBytes));
-      ctx.body = { folder: await d.vault.setMembers(me(ctx).id, Number(p.id), b) };
+      ctx.body = { folder: await d.vault.setMembers(me(ctx), Number(p.id), b) };
     },
   );
 
