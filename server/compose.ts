@@ -27,7 +27,7 @@ import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from 
 import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
-import { TenantDirectory, TenantRecordsRepo, TenantsService, createAuth, createOidc, setPasswordCost } from './auth';
+import { Brandings, TenantDirectory, TenantLogosRepo, TenantRecordsRepo, TenantsService, createAuth, createOidc, setPasswordCost } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, loadPluginDriver, type VolumeProbe } from './storage';
 import {
   createCatalogue,
@@ -154,7 +154,11 @@ export async function compose(config: Config, opts: ComposeOptions) {
       await tenants.load();
       tenants.attachChannel(channel);
     }
-    const platformTenants = tenants ? new TenantsService(tenantRecords, tenants, auth.users, bus) : null;
+    // Every tenant's branding of its public pages (tenant 1's in single-tenant mode), held in memory too.
+    const brandings = new Brandings(tenantRecords, new TenantLogosRepo(db), bus);
+    await brandings.load();
+    brandings.attachChannel(channel);
+    const platformTenants = tenants ? new TenantsService(tenantRecords, tenants, auth.users, bus, brandings) : null;
     const oidc = createOidc({
       db,
       bus,
@@ -531,6 +535,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       tenants,
       /** The operator's tenant routes' service (multi-tenant mode only). */
       platformTenants,
+      brandings,
       oidc,
       settings,
       registry,

@@ -44,6 +44,7 @@ import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
 import { adminStorageRoutes } from './http/routes/admin-storages.routes';
 import { platformTenantRoutes } from './http/routes/platform-tenants.routes';
+import { adminBrandingRoutes, publicBrandingRoutes } from './http/routes/branding.routes';
 import { adminHomesRoutes } from './http/routes/admin-homes.routes';
 import { adminMeterRoutes } from './http/routes/admin-meter.routes';
 import { adminGovernorRoutes } from './http/routes/admin-governor.routes';
@@ -241,6 +242,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         keyIdentity: keyIdentity(catalogue),
         firstStorage: new FirstStorage(catalogue.storages, config.defaultStorageName),
         homeOf: (id) => sv.homes.homeOf(id),
+        multiTenant: config.multiTenant,
       }),
       mfaRoutes({ auth, secureCookies, maxJsonBytes: json, publicUrl: config.publicUrl }),
       adminMfaRoutes({ auth }),
@@ -283,7 +285,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         },
       }),
       adminStorageRoutes({ catalogue, maxJsonBytes: json }),
-      ...(sv.platformTenants ? [platformTenantRoutes({ tenants: sv.platformTenants, catalogue, maxJsonBytes: json })] : []),
+      ...(sv.platformTenants ? [platformTenantRoutes({ tenants: sv.platformTenants, brandings: sv.brandings, catalogue, maxJsonBytes: json })] : []),
+      adminBrandingRoutes({ brandings: sv.brandings, maxJsonBytes: json }),
+      publicBrandingRoutes({ brandings: sv.brandings }),
       adminHomesRoutes({ homes: sv.homes, settings: sv.settings, bus, maxJsonBytes: json }),
       adminMeterRoutes({ catalogue, settings: sv.settings, maxJsonBytes: json }),
       adminGovernorRoutes({ settings: sv.settings, governor: sv.governor, bus, maxJsonBytes: json }),
@@ -354,6 +358,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const appOptions = {
       auth,
       tenants: sv.tenants,
+      brandings: sv.brandings,
       lang: config.locale,
       trustedProxies: parseAddressList(config.trustedProxies).list,
       routers,

@@ -20,6 +20,8 @@ export { createOidc, OidcError, safeNext, type Oidc, type OidcFailure, type Oidc
 export { AuthService, type LoginResult } from './auth.service';
 export { TenantDirectory, type TenantEntry } from './tenant-directory';
 export { TenantsService, type NewTenant } from './tenants.service';
+export { Brandings, COLOUR, LOGO_MAX_BYTES, type Branding } from './brandings';
+export { TenantLogosRepo } from './tenant-logos.repo';
 export { TenantRecordsRepo, type TenantRecord, type TenantStatus } from './tenant-records.repo';
 export type { LoginThrottle } from './throttle';
 export type { Mfa, RelyingParty, SecondStepAnswer, Who, RegistrationResponseJSON, AuthenticationResponseJSON } from './mfa';

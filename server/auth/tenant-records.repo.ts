@@ -23,8 +23,9 @@ export interface TenantRecord extends TenantFields {
   created_at: string;
 }
 
-/** The identity tables a deleted tenant's rows go from (auth's own; other modules remove theirs first). */
-const IDENTITY_TABLES = [
+/** The tables of auth's own a deleted tenant's rows go from (other modules remove theirs first). */
+const OWN_TABLES = [
+  'tenant_logos',
   'sessions',
   'api_keys',
   'ssh_keys',
@@ -110,7 +111,7 @@ export class TenantRecordsRepo {
    */
   async remove(id: number): Promise<boolean> {
     const k = this.db.k;
-    const rows = IDENTITY_TABLES.map((table) => k.deleteFrom(table).where('tenant_id', '=', id));
+    const rows = OWN_TABLES.map((table) => k.deleteFrom(table).where('tenant_id', '=', id));
     // `~` is no DNS label's: the tombstone's slug is never a live tenant's.
     const tenant = k
       .updateTable('tenants')

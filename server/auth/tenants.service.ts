@@ -8,6 +8,7 @@ import { AppError } from '../errors';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
 import { DEFAULT_TENANT } from '../db';
 import type { TenantDirectory } from './tenant-directory';
+import type { Brandings } from './brandings';
 import type { TenantFields, TenantRecord, TenantRecordsRepo } from './tenant-records.repo';
 import type { UsersService } from './users.service';
 
@@ -27,6 +28,7 @@ export class TenantsService {
     private directory: TenantDirectory,
     private users: UsersService,
     private bus: EventBus,
+    private brandings: Brandings,
   ) {}
 
   list(): Promise<TenantRecord[]> {
@@ -55,7 +57,7 @@ export class TenantsService {
       await this.repo.remove(id);
       throw e;
     }
-    await this.directory.changed();
+    await this.reloaded();
     await this.audit('tenant.create', id, ctx, { slug: input.slug });
     return this.get(id);
   }
@@ -66,8 +68,10 @@ export class TenantsService {
     if (patch.status === 'suspended' && id === DEFAULT_TENANT.tenant_id)
       throw new AppError('validation_failed', { field: 'status', reason: 'the installation’s own tenant' }, { field: 'status' });
     if (patch.hostnames) this.checkHosts(patch.hostnames, id);
+    // The JSON names name and colour only; the logo the tenant has stays (it has its own upload).
+    if (patch.branding) patch = { ...patch, branding: (await this.brandings.merged({ tenant_id: id }, patch.branding)) as Record<string, string> };
     if (!(await this.repo.update(id, patch))) throw new AppError('name_taken', { name: patch.slug ?? '' }, { field: 'slug' });
-    await this.directory.changed();
+    await this.reloaded();
     const action = patch.status && patch.status !== before.status ? (patch.status === 'suspended' ? 'tenant.suspend' : 'tenant.resume') : 'tenant.update';
     await this.audit(action, id, ctx, { fields: Object.keys(patch) });
     return this.get(id);
@@ -82,8 +86,14 @@ export class TenantsService {
     if (id === DEFAULT_TENANT.tenant_id || t.status !== 'suspended')
       throw new AppError('conflict', { reason: 'only a suspended tenant is deleted' }, { reason: 'not_suspended' });
     await this.repo.remove(id);
-    await this.directory.changed();
+    await this.reloaded();
     await this.audit('tenant.delete', id, ctx, { slug: t.slug });
+  }
+
+  /** After a write to `tenants`: the directory and the brandings read it again (here, and on the other instances). */
+  private async reloaded(): Promise<void> {
+    await this.directory.changed();
+    await this.brandings.load();
   }
 
   /** Refuses a host name another tenant holds (the directory is current: every write reloads it). */

@@ -302,3 +302,16 @@ export interface AdminStatus {
     }>;
   };
 }
+
+/** A tenant as the platform operator's routes show it (`/api/platform/tenants`; docs/tenants.md). */
+export interface TenantView {
+  id: number;
+  slug: string;
+  name: string;
+  hostnames: string[];
+  status: 'active' | 'suspended';
+  quotas: Partial<Record<'bytes' | 'files' | 'people' | 'links' | 'egress_share', number>>;
+  /** Name and colour of its public pages; `logo` is the logo's hash when it has one. */
+  branding: { name?: string; colour?: string; logo?: string };
+  created_at: string;
+}

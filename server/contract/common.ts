@@ -36,4 +36,6 @@ export type Me = Pick<UserView, 'id' | 'email' | 'username' | 'role' | 'groups' 
   key?: KeyIdentity;
   /** The UI path of the person's home folder (where the files page opens), or null. */
   home?: string | null;
+  /** Multi-tenant mode only: set for a platform operator (the web app shows Admin → Tenants). */
+  platform_operator?: true;
 };

@@ -8,6 +8,7 @@ export const TABLE_OWNERS = {
   _migrations: 'db',
   meta: 'db',
   tenants: 'auth',
+  tenant_logos: 'auth',
   users: 'auth',
   groups: 'auth',
   user_groups: 'auth',

@@ -46,6 +46,13 @@ export interface TenantsTable {
   branding: Generated<string>;
   created_at: string;
 }
+/** auth: a tenant's logo for its public pages (base64; docs/tenants.md, "Step 4"). */
+export interface TenantLogosTable extends TenantRow {
+  mime: string;
+  etag: string;
+  data: string;
+  updated_at: string;
+}
 /** auth */
 export interface UsersTable extends TenantRow {
   id: Generated<number>;
@@ -271,6 +278,7 @@ export interface LoginFailuresTable {
 }
 export interface DB {
   tenants: TenantsTable;
+  tenant_logos: TenantLogosTable;
   login_failures: LoginFailuresTable;
   users: UsersTable;
   groups: GroupsTable;

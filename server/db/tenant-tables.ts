@@ -81,6 +81,7 @@ export const SCOPED = [
   'replica_failures',
   'nfs_exports',
   'docserver_saves',
+  'tenant_logos',
 ] as const;
 
 /** Every table holding a tenant's rows (children reached through a parent carry the id too). */

@@ -6,7 +6,7 @@
 import type { BlockList } from 'node:net';
 import Koa from 'koa';
 import type { Router } from '@koa/router';
-import type { Auth, TenantDirectory } from '../auth';
+import type { Auth, Brandings, TenantDirectory } from '../auth';
 import type { Lang } from '../lib/i18n';
 import { AppError } from '../errors';
 import { errorEnvelope } from './middlewares/errors';
@@ -23,6 +23,8 @@ export interface AppOptions {
   auth: Auth;
   /** Multi-tenant mode's tenants (a request selects one by host or `/t/<slug>/`); null: every request is tenant 1's. */
   tenants?: TenantDirectory | null;
+  /** The tenants' branding of the public pages; none: the pages are plain. */
+  brandings?: Brandings;
   lang: Lang;
   /** Peers whose X-Forwarded-For is believed (default: loopback). */
   trustedProxies?: BlockList;
@@ -47,6 +49,12 @@ export function buildApp(o: AppOptions): Koa<AppState> {
   app.use(errorEnvelope(o.log, o.onDbBusy));
   // Before everything that reads the path or signs the caller in: it strips a `/t/<slug>` prefix.
   app.use(selectTenant(o.tenants ?? null));
+  const brandings = o.brandings;
+  if (brandings)
+    app.use((ctx, next) => {
+      ctx.state.branding = brandings.of(ctx.state.tenant);
+      return next();
+    });
   for (const mw of o.before ?? []) app.use(mw);
   app.use(authenticate(o.auth, o.lang));
   app.use(aiAdminAlias);

@@ -2,7 +2,7 @@
 import type { EgressShaper } from '../lib/egress';
 import type { Next } from 'koa';
 import type { RouterContext } from '@koa/router';
-import { keyActor, personActor, type Actor, type KeyScope, type Principal } from '../auth';
+import { keyActor, personActor, type Actor, type Branding, type KeyScope, type Principal } from '../auth';
 import type { Lang } from '../lib/i18n';
 import type { Door } from './error-map';
 import type { ActorRef, RequestMeta } from '../events';
@@ -17,6 +17,8 @@ export interface AppState {
   tenantBase?: string;
   /** Set when the selected tenant is suspended (read from the tenants' cache): no session or key resolves, no link is found. */
   tenantSuspended?: true;
+  /** The request's tenant's branding of its public pages (auth/brandings.ts); absent when it has none. */
+  branding?: Branding;
   door: Door;
   lang: Lang;
   ip: string;

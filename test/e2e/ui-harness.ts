@@ -18,6 +18,8 @@ export const ARTIFACTS = process.env.E2E_ARTIFACTS ?? join(root, 'test-results',
 function newest(dir: string): number {
   let m = 0;
   for (const n of readdirSync(dir)) {
+    // Installed packages are no sources (and a worktree's may be a dangling link).
+    if (n === 'node_modules') continue;
     const p = join(dir, n);
     const st = statSync(p);
     m = Math.max(m, st.isDirectory() ? newest(p) : st.mtimeMs);
@@ -71,10 +73,23 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   };
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/**
+ * Debian's Chromium, headless. `extraArgs` add to its switches, e.g. `--host-resolver-rules=MAP alpha.test
+ * 127.0.0.1` so that a tenant's host name reaches the test server on loopback.
+ */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      ...extraArgs,
+    ],
   });
 }
 

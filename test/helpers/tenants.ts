@@ -13,17 +13,30 @@ export interface HostAnswer<T = any> {
   cookie?: string;
 }
 
-/** `s.api` as if the request came to `host` (its port ignored by the server); `cookie` is sent as is. */
+/** An answer as `onHost` gives it: with its bytes and headers too, for what is no JSON (pages, images). */
+export interface HostReply<T = any> extends HostAnswer<T> {
+  bytes: Buffer;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * `s.api` as if the request came to `host` (its port ignored by the server); `cookie` is sent as is. `raw`
+ * is sent as the body instead of JSON, `headers` beside the others.
+ */
 export function onHost(s: TestServer, host: string) {
   const port = new URL(s.url).port;
-  return (method: string, path: string, o: { token?: string; cookie?: string; body?: unknown } = {}): Promise<HostAnswer> =>
+  return (
+    method: string,
+    path: string,
+    o: { token?: string; cookie?: string; body?: unknown; raw?: Buffer; headers?: Record<string, string> } = {},
+  ): Promise<HostReply> =>
     new Promise((resolve, reject) => {
-      const payload = o.body === undefined ? undefined : JSON.stringify(o.body);
-      const headers: Record<string, string> = { host: `${host}:${port}` };
+      const payload = o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body));
+      const headers: Record<string, string> = { host: `${host}:${port}`, ...o.headers };
       if (o.token) headers.authorization = `Bearer ${o.token}`;
       if (o.cookie) headers.cookie = o.cookie;
       if (payload !== undefined) {
-        headers['content-type'] = 'application/json';
+        headers['content-type'] ??= 'application/json';
         // node:http sends a DELETE's body without a length (no chunking by default for it): the server would read it as the next request.
         headers['content-length'] = String(Buffer.byteLength(payload));
       }
@@ -31,7 +44,8 @@ export function onHost(s: TestServer, host: string) {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           let body: unknown = text;
           try {
             body = text ? JSON.parse(text) : null;
@@ -39,7 +53,7 @@ export function onHost(s: TestServer, host: string) {
             /* not JSON */
           }
           const cookie = (res.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).find((c) => c.startsWith('service_session=') && c.length > 16);
-          resolve({ status: res.statusCode ?? 0, body, cookie });
+          resolve({ status: res.statusCode ?? 0, body, cookie, bytes, headers: res.headers });
         });
         res.on('error', reject);
       });

@@ -14,6 +14,8 @@ import { ReplicationTab } from './replication-tab';
 import { StatusTab } from './status-tab';
 import { AppsArea } from './apps-area';
 import { useStoreUpdates } from './store-updates';
+import { TenantsTab } from './tenants-tab';
+import { useSession } from '../auth/session';
 
 const TABS: [string, MessageKey][] = [
   ['storages', 'admin.storages'],
@@ -29,15 +31,20 @@ const TABS: [string, MessageKey][] = [
   ['settings', 'admin.settings'],
 ];
 
+/** Multi-tenant mode's platform operator also manages the tenants (`/api/auth/me` says who is one). */
+const OPERATOR_TABS: [string, MessageKey][] = [['tenants', 'tenants.tab']];
+
 export default function AdminPage() {
   const { t } = useI18n();
   const tab = usePathname().split('/')[2] || 'storages';
+  const operator = !!useSession().user?.platform_operator;
+  const tabs = operator ? [...TABS, ...OPERATOR_TABS] : TABS;
   const updates = useStoreUpdates();
   return (
     <section className="page admin">
       <h1>{t('admin.title')}</h1>
       <nav className="tabs" aria-label={t('admin.title')}>
-        {TABS.map(([id, key]) => (
+        {tabs.map(([id, key]) => (
           <a key={id} href={withBase(`/admin/${id}`)} onClick={linkClick} aria-current={tab === id ? 'page' : undefined}>
             {t(key)}
             {id === 'apps' && updates > 0 && (
@@ -63,6 +70,7 @@ export default function AdminPage() {
       {tab === 'apps' && <AppsArea />}
       {tab === 'status' && <StatusTab />}
       {tab === 'settings' && <SettingsTab />}
+      {tab === 'tenants' && operator && <TenantsTab />}
     </section>
   );
 }

@@ -14,7 +14,22 @@ import { nfs } from './en/nfs';
 import { store } from './en/store';
 import { vault } from './en/vault';
 import { vaultSharing } from './en/vault-sharing';
+import { tenants } from './en/tenants';
 
-export const en = { ...core, ...files, ...sharing, ...access, ...admin, ...replication, ...assistant, ...apps, ...nfs, ...store, ...vault, ...vaultSharing };
+export const en = {
+  ...core,
+  ...files,
+  ...sharing,
+  ...access,
+  ...admin,
+  ...replication,
+  ...assistant,
+  ...apps,
+  ...nfs,
+  ...store,
+  ...vault,
+  ...vaultSharing,
+  ...tenants,
+};
 
 export type MessageKey = keyof typeof en;

@@ -12,6 +12,7 @@ import { nfs } from './tr/nfs';
 import { store } from './tr/store';
 import { vault } from './tr/vault';
 import { vaultSharing } from './tr/vault-sharing';
+import { tenants } from './tr/tenants';
 
 export const tr: Record<MessageKey, string> = {
   ...core,
@@ -26,4 +27,5 @@ export const tr: Record<MessageKey, string> = {
   ...store,
   ...vault,
   ...vaultSharing,
+  ...tenants,
 };

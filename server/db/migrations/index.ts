@@ -59,8 +59,9 @@ import { platformOperator } from './20261207110300-platform-operator';
 import { nodesTenant } from './20261207150100-nodes-tenant';
 import { tenantTombstones } from './20261207160000-tenant-tombstones';
 import { assistantVaultTenant } from './20261207180200-assistant-vault-tenant';
-import { appPluginsPerTenant } from './20261207180300-app-plugins-per-tenant';
 import { replicationDocserverTenant } from './20261207180100-replication-docserver-tenant';
+import { appPluginsPerTenant } from './20261207180300-app-plugins-per-tenant';
+import { tenantLogos } from './20261207180500-tenant-logos';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -119,8 +120,9 @@ export const MIGRATIONS: Migration[] = [
   nodesTenant,
   tenantTombstones,
   assistantVaultTenant,
-  appPluginsPerTenant,
   replicationDocserverTenant,
+  appPluginsPerTenant,
+  tenantLogos,
 ];
 
 export type { Migration } from './types';

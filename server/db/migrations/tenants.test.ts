@@ -8,6 +8,18 @@ import { TENANT_OWNED } from '../tenant-tables';
 const NOW = '2026-12-06T22:00:00.000Z';
 const upTo = (name: string) => MIGRATIONS.filter((m) => m.name <= name);
 
+const tenantColumn = (db: Database.Database, table: string) =>
+  db.prepare(`SELECT "notnull", dflt_value FROM pragma_table_info(?) WHERE name = 'tenant_id'`).get(table) as
+    | { notnull: number; dflt_value: string }
+    | undefined;
+
+test('every tenant-owned table, whichever migration made it, has tenant_id NOT NULL DEFAULT 1', () => {
+  const db = new Database(':memory:');
+  migrate(db, MIGRATIONS);
+  for (const t of TENANT_OWNED) assert.deepEqual(tenantColumn(db, t), { notnull: 1, dflt_value: '1' }, `${t}.tenant_id`);
+  db.close();
+});
+
 test('the tenants migration keeps every row as tenant 1’s, keys intact, names unique per tenant', () => {
   const db = new Database(':memory:');
   db.pragma('foreign_keys = ON');
@@ -21,11 +33,10 @@ test('the tenants migration keeps every row as tenant 1’s, keys intact, names 
   assert.deepEqual(migrate(db, upTo('20261206220000-tenants')), ['20261206220000-tenants']);
   assert.equal(db.pragma('foreign_keys', { simple: true }), 1, 'foreign keys are on again');
   assert.deepEqual(db.prepare('SELECT id, slug, status FROM tenants').all(), [{ id: 1, slug: 'default', status: 'active' }]);
-  for (const t of TENANT_OWNED) {
-    const col = db.prepare(`SELECT "notnull", dflt_value FROM pragma_table_info(?) WHERE name = 'tenant_id'`).get(t) as
-      | { notnull: number; dflt_value: string }
-      | undefined;
-    assert.deepEqual(col, { notnull: 1, dflt_value: '1' }, `${t}.tenant_id`);
+  // Tables made after this migration carry `tenant_id` from their own (the test below).
+  const made = (t: string) => !!db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(t);
+  for (const t of TENANT_OWNED.filter(made)) {
+    assert.deepEqual(tenantColumn(db, t), { notnull: 1, dflt_value: '1' }, `${t}.tenant_id`);
   }
   assert.deepEqual(db.prepare('SELECT id, email, tenant_id FROM users').all(), [{ id: 7, email: 'Ann@x.test', tenant_id: 1 }]);
   assert.deepEqual(db.prepare('PRAGMA foreign_key_check').all(), []);

@@ -1,5 +1,5 @@
 /**
- * JSON body reader: refuses non-JSON writes (`bad_body`), unreadable JSON
+ * Body readers. JSON: refuses non-JSON writes (`bad_body`), unreadable JSON
  * (`bad_json`) and bodies over the limit (413 `payload_too_large`) while
  * streaming, so a huge body is never buffered whole.
  */
@@ -10,7 +10,18 @@ export async function readJson(ctx: Ctx, limit: number): Promise<unknown> {
   const len = Number(ctx.get('content-length') || 0);
   if (len === 0 && !ctx.get('transfer-encoding')) return {};
   if (!ctx.is('application/json', 'application/*+json')) throw new AppError('bad_body');
-  if (len > limit) throw new AppError('payload_too_large', { max: limit });
+  const text = (await readBytes(ctx, limit)).toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('bad_json');
+  }
+}
+
+/** The whole body as bytes, refused (413 `payload_too_large`) as soon as it passes `limit`. */
+export async function readBytes(ctx: Ctx, limit: number): Promise<Buffer> {
+  if (Number(ctx.get('content-length') || 0) > limit) throw new AppError('payload_too_large', { max: limit });
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
@@ -22,13 +33,7 @@ export async function readJson(ctx: Ctx, limit: number): Promise<unknown> {
     }
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new AppError('bad_json');
-  }
+  return Buffer.concat(chunks);
 }
 
 /** Reads the JSON body and requires a JSON object (not an array or a scalar). */

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Lang } from '../../lib/i18n';
+import { COLOUR } from '../../auth';
 import type { Ctx } from '../context';
 import { underBase } from './under-base';
 
@@ -83,16 +84,35 @@ function ogTags(og: OpenGraph): string {
   return tags.map(([attr, key, value]) => `<meta ${attr}="${key}" content="${esc(value)}">`).join('');
 }
 
+const BRAND_CSS =
+  '.brand{display:flex;gap:10px;align-items:center;margin:0 0 16px;font-weight:600;font-size:17px}.brand img{max-height:40px;max-width:160px;object-fit:contain}';
+
+/**
+ * The tenant's branding (docs/tenants.md, "Step 4"): its name and logo above the page, its colour as the
+ * accent. Nothing set: nothing added, the page as it always was. The colour is checked again here, since
+ * it is written into CSS, where escaping HTML would not help.
+ */
+function brandParts(ctx: Ctx): { css: string; header: string } {
+  const b = ctx.state.branding;
+  if (!b) return { css: '', header: '' };
+  const css = `${BRAND_CSS}${b.colour && COLOUR.test(b.colour) ? `:root{--ac:${b.colour}}` : ''}`;
+  const logo = b.logo ? `<img src="/api/public/branding/logo?v=${esc(b.logo)}" alt="">` : '';
+  const header = logo || b.name ? `<header class="brand">${logo}${b.name ? `<span>${esc(b.name)}</span>` : ''}</header>` : '';
+  return { css, header };
+}
+
 /**
  * Sends a page. `connect-src 'self'` is the only network the drop page's and the encrypted link page's
  * scripts need; the latter's module imports its chunks under the same nonce.
  */
 export function sendPage(ctx: Ctx, o: PageOptions): void {
   const nonce = randomBytes(16).toString('base64');
+  const brand = brandParts(ctx);
+  // The brand header's logo address is root-relative like the page's own links: `underBase` keeps it under the prefix.
   const html = underBase(
     `<!doctype html><html lang="${o.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-      `<meta name="robots" content="noindex,nofollow">${o.og ? ogTags(o.og) : ''}<title>${esc(o.title)}</title><style nonce="${nonce}">${CSS}</style></head>` +
-      `<body><main>${o.body}</main>${o.script ? `<script nonce="${nonce}">${o.script}</script>` : ''}` +
+      `<meta name="robots" content="noindex,nofollow">${o.og ? ogTags(o.og) : ''}<title>${esc(o.title)}</title><style nonce="${nonce}">${CSS}${brand.css}</style></head>` +
+      `<body><main>${brand.header}${o.body}</main>${o.script ? `<script nonce="${nonce}">${o.script}</script>` : ''}` +
       `${(o.modules ?? []).map((src) => `<script type="module" nonce="${nonce}" src="${esc(src)}"></script>`).join('')}</body></html>`,
     ctx.state.tenantBase,
   );

@@ -27,6 +27,8 @@ export interface AuthRoutesDeps {
   firstStorage: FirstStorage;
   /** The UI path of a person's home folder (files/homes.ts), or null: where the files page opens. */
   homeOf?: (userId: number) => Promise<string | null>;
+  /** Multi-tenant mode: `GET /me` says who is a platform operator (single-tenant mode's answer is unchanged). */
+  multiTenant?: boolean;
 }
 
 const login = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
@@ -82,6 +84,7 @@ export function authRoutes(d: AuthRoutesDeps): Router<AppState> {
         language: p.language,
         home,
         ...(key && { key: d.keyIdentity(p, key) }),
+        ...(d.multiTenant && p.platform_operator && { platform_operator: true }),
       },
     };
   });

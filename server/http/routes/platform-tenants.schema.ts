@@ -1,5 +1,6 @@
 /** Request bodies of /api/platform/tenants (docs/tenants.md, "Who is who"). */
 import { z } from '../validate';
+import { COLOUR } from '../../auth';
 
 /** A DNS label: what a host name's first part and the `/t/<slug>/` prefix may hold. */
 const slug = z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/);
@@ -15,13 +16,10 @@ const quotas = z.strictObject({
   links: z.number().int().min(0).optional(),
   egress_share: z.number().int().min(0).max(100).optional(),
 });
-const branding = z.strictObject({
-  name: z.string().max(100).optional(),
-  colour: z
-    .string()
-    .regex(/^#[0-9a-fA-F]{6}$/)
-    .optional(),
-  logo: z.string().max(200).optional(),
+/** Name and colour of the public pages (the logo has its own upload: `PUT …/:id/logo`). */
+export const branding = z.strictObject({
+  name: z.string().trim().max(100).optional(),
+  colour: z.string().regex(COLOUR).optional(),
 });
 const fields = {
   slug,
