@@ -44,6 +44,7 @@ import { opsRoutes } from './http/routes/ops.routes';
 import { realtimeRoutes } from './http/routes/realtime.routes';
 import { adminStorageRoutes } from './http/routes/admin-storages.routes';
 import { platformTenantRoutes } from './http/routes/platform-tenants.routes';
+import { tenantQuotaRoutes } from './http/routes/tenant-quotas.routes';
 import { adminHomesRoutes } from './http/routes/admin-homes.routes';
 import { adminMeterRoutes } from './http/routes/admin-meter.routes';
 import { adminGovernorRoutes } from './http/routes/admin-governor.routes';
@@ -283,7 +284,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         },
       }),
       adminStorageRoutes({ catalogue, maxJsonBytes: json }),
-      ...(sv.platformTenants ? [platformTenantRoutes({ tenants: sv.platformTenants, catalogue, maxJsonBytes: json })] : []),
+      ...(sv.platformTenants && sv.quotas
+        ? [platformTenantRoutes({ tenants: sv.platformTenants, quotas: sv.quotas, catalogue, maxJsonBytes: json }), tenantQuotaRoutes(sv.quotas)]
+        : []),
       adminHomesRoutes({ homes: sv.homes, settings: sv.settings, bus, maxJsonBytes: json }),
       adminMeterRoutes({ catalogue, settings: sv.settings, maxJsonBytes: json }),
       adminGovernorRoutes({ settings: sv.settings, governor: sv.governor, bus, maxJsonBytes: json }),
