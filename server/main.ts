@@ -61,6 +61,7 @@ import { sharePublicRoutes } from './http/routes/shares-public.routes';
 import { adminUplinkRoutes } from './http/routes/admin-uplink.routes';
 import { adminBackupRoutes } from './http/routes/admin-backups.routes';
 import { publicEgress } from './http/public/egress';
+import { TenantEgress } from './http/public/tenant-egress';
 import { EgressShaper } from './lib/egress';
 import { parseAddressList } from './lib/net-addr';
 import { shareDropRoutes } from './http/routes/shares-drop.routes';
@@ -212,7 +213,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     sv.settings.onChange((key) => {
       if (key === 'public_egress_mbps') shaper.setRate(egressBps());
     });
-    const admit = publicEgress({ shaper, guard: shares.guard });
+    const admit = publicEgress({ shaper, guard: shares.guard, tenants: sv.quotas && new TenantEgress(shaper, (t) => sv.quotas!.egressShare(t)) });
     // GET /metrics (docs/operations.md, "Metrics"): off by default; each figure is read from its module at scrape time.
     const metrics = new Metrics({
       settings: sv.settings,
