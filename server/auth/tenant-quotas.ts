@@ -7,6 +7,7 @@
  * `kind`, its limit (`quota`) and what is `used`, as the person's quota says `quota` and `used`.
  * Built in multi-tenant mode only: single-tenant mode checks nothing more than before.
  */
+import type { QuotaLine, TenantQuotaUsage } from '../contract';
 import type { TenantScope } from '../db';
 import { AppError } from '../errors';
 import type { UsersRepo } from './users.repo';
@@ -17,11 +18,6 @@ export type QuotaKind = (typeof QUOTA_KINDS)[number];
 /** What a tenant uses of each quota. */
 export type TenantUse = Record<QuotaKind, number>;
 
-/** A quota and its use, as the statuses show them (`limit` null: no limit). */
-export interface QuotaLine {
-  limit: number | null;
-  used: number;
-}
 
 export interface QuotaCounts {
   /** The tenant's live files and bytes (with the bytes of writes in flight). */
@@ -63,7 +59,7 @@ export class TenantQuotas {
   }
 
   /** Every quota of the tenant with what it uses, and its egress share (the tenant admin's status). */
-  async usage(t: TenantScope): Promise<Record<QuotaKind, QuotaLine> & { egress_share: number | null }> {
+  async usage(t: TenantScope): Promise<TenantQuotaUsage> {
     const used = await this.used(t);
     const line = (k: QuotaKind): QuotaLine => ({ limit: this.limit(t, k), used: used[k] });
     return { bytes: line('bytes'), files: line('files'), people: line('people'), links: line('links'), egress_share: this.egressShare(t) };
