@@ -32,7 +32,7 @@ export function platformTenantRoutes(d: { tenants: TenantsService; quotas: Tenan
   // What a tenant uses of its quotas, counted at the request (docs/tenants.md, "Step 4: quotas").
   const withUsage = async <T extends { id: number }>(t: T) => ({ ...t, usage: await d.quotas.used({ tenant_id: t.id }) });
 
-  r.get('/', doc({ summary: 'Every tenant, with what it uses of its quotas' }), async (ctx) => {
+  r.get('/', doc({ summary: 'Every tenant, each with `usage: {bytes, files, people, links}`: what it uses of its quotas' }), async (ctx) => {
     const tenants = [];
     for (const t of await d.tenants.list()) tenants.push(await withUsage(t));
     ctx.body = { tenants };
@@ -42,7 +42,7 @@ export function platformTenantRoutes(d: { tenants: TenantsService; quotas: Tenan
     ctx.status = 201;
     ctx.body = { tenant: await d.tenants.create({ quotas: {}, branding: {}, hostnames: [], ...b }, audit(ctx)) };
   });
-  r.get('/:id', doc({ summary: 'One tenant, with what it uses of its quotas' }), async (ctx) => {
+  r.get('/:id', doc({ summary: 'One tenant, with `usage: {bytes, files, people, links}`: what it uses of its quotas' }), async (ctx) => {
     ctx.body = { tenant: await withUsage(await d.tenants.get(idOf(ctx))) };
   });
   r.patch('/:id', doc({ summary: 'Change a tenant; `status` suspends or resumes it', body: tenantPatch }), async (ctx) => {

@@ -16,7 +16,8 @@ export function tenantQuotaRoutes(quotas: TenantQuotas): Router<AppState> {
     '/quotas',
     doc({
       summary: 'My tenant’s quotas and what it uses of each (`limit` null: no limit)',
-      description: 'Multi-tenant mode only (`SERVICE_MULTI_TENANT=1`); every admin reads their own tenant’s (docs/tenants.md).',
+      description:
+        'Answers `{quotas: {bytes, files, people, links: {limit, used}, egress_share}}` (`egress_share`: percent of the public uplink, null: none). Multi-tenant mode only (`SERVICE_MULTI_TENANT=1`); every admin reads their own tenant’s (docs/tenants.md, "Step 4: quotas").',
     }),
     requireAdmin,
     async (ctx) => {
