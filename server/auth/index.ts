@@ -19,7 +19,7 @@ export { createOidc, OidcError, safeNext, type Oidc, type OidcFailure, type Oidc
 
 export { AuthService, type LoginResult } from './auth.service';
 export { TenantDirectory, type TenantEntry } from './tenant-directory';
-export { TenantQuotas, tenantOverQuota, type QuotaKind } from './tenant-quotas';
+export { TenantQuotas } from './tenant-quotas';
 export { TenantsService, type NewTenant } from './tenants.service';
 export { TenantRecordsRepo, type TenantRecord, type TenantStatus } from './tenant-records.repo';
 export type { LoginThrottle } from './throttle';

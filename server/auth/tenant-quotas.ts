@@ -12,12 +12,11 @@ import type { TenantScope } from '../db';
 import { AppError } from '../errors';
 import type { UsersRepo } from './users.repo';
 
-export const QUOTA_KINDS = ['bytes', 'files', 'people', 'links'] as const;
+const QUOTA_KINDS = ['bytes', 'files', 'people', 'links'] as const;
 export type QuotaKind = (typeof QUOTA_KINDS)[number];
 
 /** What a tenant uses of each quota. */
 export type TenantUse = Record<QuotaKind, number>;
-
 
 export interface QuotaCounts {
   /** The tenant's live files and bytes (with the bytes of writes in flight). */

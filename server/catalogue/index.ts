@@ -58,7 +58,7 @@ export { storageTenant } from './storage-ref';
 export { FirstStorage, suggestedFirstStorage } from './first-storage';
 export { mimeOf, isImage, isVideo, isText } from './mime';
 export { EncryptedRoots, type EncryptedRoot } from './encrypted-roots';
-export { TenantUsage, type StorageUse } from './tenant-usage';
+export { TenantUsage } from './tenant-usage';
 
 /** Reacts to files a sync batch added or saw change (scans, thumbnails, replication); must only enqueue work. */
 export type SyncFilesHook = (storageId: number, files: SyncedFile[]) => void | Promise<void>;

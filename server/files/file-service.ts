@@ -140,11 +140,24 @@ export class FileService {
   async quotaRoom(from: StorageRef, rel: string, to: StorageRef): Promise<void> {
     if (!this.ports.quota) return;
     const files = (await this.catalogue.nodes.subtree(from, rel)).filter((n) => n.type === 'file');
-    await this.ports.quota.room(
+    await this.checkQuota(
       to,
       files.reduce((n, f) => n + f.size, 0),
       files.length,
     );
+  }
+
+  /** Whether the tenants' quotas are checked (multi-tenant mode). */
+  get hasQuotas(): boolean {
+    return !!this.ports.quota;
+  }
+
+  /**
+   * Refuses (`quota_exceeded`) adding `bytes` and `files` to storage `s`'s tenant over its quotas (nothing is
+   * held: for writes announced ahead of their bytes, as a resumable upload's init). No-op without the quota port.
+   */
+  async checkQuota(s: StorageRef, bytes: number, files: number): Promise<void> {
+    await this.ports.quota?.room(s, bytes, files);
   }
 
   /**

@@ -85,7 +85,8 @@ export class Transfers {
     if (!(await ctx.journal.has(COPIED))) {
       if (!resumed) {
         if (!t.overwrite && (await ops.statOrNull(t.dst))) throw new AppError('conflict', { path: t.dst.rel });
-        if (t.op === 'copy') await this.files.quotaRoom(this.files.catalogue.storageOf(t.src.storage_id), t.src.rel, this.files.catalogue.storageOf(t.dst.storage_id));
+        if (t.op === 'copy')
+          await this.files.quotaRoom(this.files.catalogue.storageOf(t.src.storage_id), t.src.rel, this.files.catalogue.storageOf(t.dst.storage_id));
         await ctx.journal.put(STARTED);
       }
       if (same && (await ops.canCopy(t.src.storage_id))) await this.serverCopy(ctx, fa, resumed);

@@ -268,8 +268,9 @@ export class UploadsService {
    * tenant's open sessions declared (a multi-tenant installation's quota port; nothing otherwise).
    */
   private async tenantRoom(s: StorageRef, size: number, created: boolean): Promise<void> {
-    const port = this.files.ports.quota;
-    if (port) await port.room(s, size + (await this.repo.inFlight(s, null, new Date().toISOString())), created ? 1 : 0);
+    // Single-tenant mode has no tenant quotas: no count of the open sessions either.
+    if (!this.files.hasQuotas) return;
+    await this.files.checkQuota(s, size + (await this.repo.inFlight(s, null, new Date().toISOString())), created ? 1 : 0);
   }
 
   /** Discards the session and its staged parts. A session being finalized → `conflict`. */

@@ -95,7 +95,11 @@ describe('tenants: quotas', () => {
     assert.equal(drop.status, 200, JSON.stringify(drop.body));
     const sub = await s.api('POST', `/t/qt/api/public/drop/${drop.body.token}/submissions`, { body: {} });
     assert.equal(sub.status, 200, JSON.stringify(sub.body));
-    refused(await s.api('POST', `/t/qt/api/public/drop/${drop.body.token}/submissions/${sub.body.submission_id}/files`, { body: { name: 'd.bin', size: 60 } }), 507, 'bytes');
+    refused(
+      await s.api('POST', `/t/qt/api/public/drop/${drop.body.token}/submissions/${sub.body.submission_id}/files`, { body: { name: 'd.bin', size: 60 } }),
+      507,
+      'bytes',
+    );
     // WebDAV PUT (a tenant's person signs in as name@slug).
     const basic = `Basic ${Buffer.from(`${QT.email}@qt:${QT.password}`).toString('base64')}`;
     const put = await fetch(`${s.url}/dav/Q/dav.bin`, { method: 'PUT', body: bytes(60), headers: { authorization: basic } });

@@ -33,7 +33,15 @@ import type {
   ReplicaStatus,
   ReplicaTarget,
 } from '../../../server/contract';
-import type { AdminStatus, TenantQuotaUsage, AssistantSettingsView, BackupSettings, BackupsView, HomesSetting, MetricsSettingsView } from '../../../server/contract';
+import type {
+  AdminStatus,
+  TenantQuotaUsage,
+  AssistantSettingsView,
+  BackupSettings,
+  BackupsView,
+  HomesSetting,
+  MetricsSettingsView,
+} from '../../../server/contract';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
