@@ -20,7 +20,7 @@
  */
 import type { Readable } from 'node:stream';
 import { systemActor, type Actor, type Auth, type Principal } from '../auth';
-import type { Catalogue, StorageRef, WriteContext, WriteOrigin } from '../catalogue';
+import type { Catalogue, WriteContext, WriteOrigin } from '../catalogue';
 import { NodesRepo, mimeOf } from '../catalogue';
 import type { Published, UploadSession, UploadStatus as SessionView } from '../contract';
 import type { TenantScope, TenantsRepo } from '../db';
@@ -87,7 +87,7 @@ export class UploadsService {
     const quota = await this.quotaOf(owner);
     await this.checkQuota(owner, input.size, quota);
     const staged = fa.staged(t.place); // a locked file is refused before its folder is made
-    await this.tenantRoom(t.storage, input.size, !(await staged.catalogued()));
+    await this.tenantRoom(staged, input.size);
     await fa.ensureFolder({ storage_id: t.storage.id, rel: parentRel(t.rel) });
     const multipart = await staged.multipart();
     const presigned = !!multipart?.presigned;
@@ -264,13 +264,13 @@ export class UploadsService {
   }
 
   /**
-   * Refuses a session of `size` bytes at a path (`created`: new) over the tenant's quotas, counting what the
-   * tenant's open sessions declared (a multi-tenant installation's quota port; nothing otherwise).
+   * Refuses a session of `size` bytes at `w`'s target over the tenant's quotas (a new path counts a file),
+   * counting what the tenant's open sessions declared. Nothing is asked in single-tenant mode (no tenant quotas).
    */
-  private async tenantRoom(s: StorageRef, size: number, created: boolean): Promise<void> {
-    // Single-tenant mode has no tenant quotas: no count of the open sessions either.
+  private async tenantRoom(w: StagedWrite, size: number): Promise<void> {
     if (!this.files.hasQuotas) return;
-    await this.files.checkQuota(s, size + (await this.repo.inFlight(s, null, new Date().toISOString())), created ? 1 : 0);
+    const inFlight = await this.repo.inFlight(w.target.storage, null, new Date().toISOString());
+    await this.files.checkQuota(w.target.storage, size + inFlight, (await w.catalogued()) ? 0 : 1);
   }
 
   /** Discards the session and its staged parts. A session being finalized → `conflict`. */
