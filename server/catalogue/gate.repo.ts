@@ -68,15 +68,15 @@ export class GateRepo {
     );
   }
 
-  /** Removes the rows at and below `path` with their events, in one unit; the removed ids. */
-  removed(s: StorageRef, path: string, events: GateEvent[]): Promise<number[]> {
+  /** Removes the rows at and below `path` with their events, in one unit; the removed ids and the live files' bytes and count. */
+  removed(s: StorageRef, path: string, events: GateEvent[]): Promise<{ ids: number[]; freed: StorageUse }> {
     const { nodes } = this;
     const self = this;
     // Read committed is enough: the delete decides nothing from a read, and a second removal finds no rows.
     return this.db.async.unit(function* (t) {
-      const ids = yield* nodes.removeTreeIn(t, s, path);
+      const out = yield* nodes.removeTreeCountedIn(t, s, path);
       yield* self.recordIn(t, s, events);
-      return ids;
+      return out;
     });
   }
 

@@ -1,8 +1,8 @@
 /**
  * What a tenant's files take, for its quotas (docs/tenants.md, "Step 4: quotas"): one aggregate of the
  * catalogue per tenant (`NodesRepo.usage`: live files, their bytes), held in memory and moved by the write
- * gate's deltas, so a write never counts the tenant's files again. A removal, a sync batch or a taken-back
- * write drops the tenant's figure (the next check counts once more); a figure older than `ttlMs` is counted
+ * gate's deltas (a write's row before and after; a removal's deleted rows), so neither counts the tenant's
+ * files again. A sync batch or a taken-back write drops the tenant's figure (the next check counts once more); a figure older than `ttlMs` is counted
  * again too, which is how another instance's writes reach this one. Bytes a write is streaming right now are
  * held (`hold`) so that two writes at once cannot both take the last room.
  */
@@ -45,7 +45,7 @@ export class TenantUsage {
     f.files += d.files;
   }
 
-  /** Rows went or came without a delta (removal, sync): counted again at the next check. */
+  /** Rows went or came without a delta (a sync, a taken-back write): counted again at the next check. */
   forget(t: TenantScope): void {
     this.figures.delete(t.tenant_id);
   }

@@ -195,8 +195,8 @@ export class WriteGate {
     const events: GateEvent[] = [['folder.changed', { storage_id: storageId, folder: parentRel(path), kind: 'deleted', path, name: baseName(path) }]];
     if (ctx.audit)
       events.push(['audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: ctx.meta ?? {} }]);
-    const ids = await this.repo.removed(st, path, events);
-    this.usage?.forget(st);
+    const { ids, freed } = await this.repo.removed(st, path, events);
+    this.usage?.changed(st, { bytes: -freed.bytes, files: -freed.files });
     await this.bus.flush();
     for (const [name, hook] of this.removeHooks) {
       try {

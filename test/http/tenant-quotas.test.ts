@@ -212,12 +212,19 @@ describe('tenants: quotas', () => {
     assert.deepEqual(mine.usage, { bytes: own.bytes.used, files: own.files.used, people: own.people.used, links: own.links.used });
     assert.deepEqual(own.bytes.limit, 5000);
     assert.equal(own.egress_share, 25);
-    // The catalogue's own count agrees with the figure the writes kept current.
-    const [row] = await s.server.db.async.sql<{ b: number | string; n: number | string }>(
-      "SELECT coalesce(sum(size), 0) AS b, count(*) AS n FROM nodes WHERE tenant_id = ? AND type = 'file' AND deleted_at IS NULL",
-      [qtId],
-    );
-    assert.deepEqual([own.bytes.used, own.files.used], [Number(row.b), Number(row.n)]);
+    // The catalogue's own count agrees with the figure the writes and removals kept current.
+    const counted = async () => {
+      const [row] = await s.server.db.async.sql<{ b: number | string; n: number | string }>(
+        "SELECT coalesce(sum(size), 0) AS b, count(*) AS n FROM nodes WHERE tenant_id = ? AND type = 'file' AND deleted_at IS NULL",
+        [qtId],
+      );
+      return [Number(row.b), Number(row.n)];
+    };
+    assert.deepEqual([own.bytes.used, own.files.used], await counted());
+    const gone = await onQt('POST', '/api/files/delete', { paths: ['/Q/small.bin', '/Q/late.bin'] });
+    assert.equal(gone.status, 200, JSON.stringify(gone.body));
+    const after = (await onQt('GET', '/api/admin/quotas')).body.quotas;
+    assert.deepEqual([after.bytes.used, after.files.used], await counted(), 'after a delete');
     assert.ok(other.usage.bytes >= 1000, 'the other tenant’s own writes');
     assert.deepEqual((await onOt('GET', '/api/admin/quotas')).body.quotas.bytes.limit, null, 'no quota: no limit');
     await setQuotas({});
