@@ -27,7 +27,7 @@ import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from 
 import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
-import { Brandings, TenantDirectory, TenantLogosRepo, TenantRecordsRepo, TenantsService, createAuth, createOidc, setPasswordCost } from './auth';
+import { Brandings, TenantDirectory, TenantLogosRepo, TenantQuotas, TenantRecordsRepo, TenantsService, createAuth, createOidc, setPasswordCost } from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, loadPluginDriver, type VolumeProbe } from './storage';
 import {
   createCatalogue,
@@ -159,6 +159,15 @@ export async function compose(config: Config, opts: ComposeOptions) {
     await brandings.load();
     brandings.attachChannel(channel);
     const platformTenants = tenants ? new TenantsService(tenantRecords, tenants, auth.users, bus, brandings) : null;
+    // Quotas per tenant (docs/tenants.md, "Step 4: quotas"): read from the directory, counted from the catalogue
+    // (reached at call time: built below), the people and the links. Single-tenant mode checks none.
+    const quotas = tenants
+      ? new TenantQuotas((t) => tenants.byId(t.tenant_id)?.quotas, auth.repo, {
+          storage: (t) => catalogue.usage.of(t),
+          links: (t) => shares.service.repo.activeCount(t, new Date().toISOString()),
+        })
+      : null;
+    if (quotas) auth.users.beforeCreate((t) => quotas.checkPeople(t));
     const oidc = createOidc({
       db,
       bus,
@@ -320,7 +329,12 @@ export async function compose(config: Config, opts: ComposeOptions) {
       ops,
       queue,
       actors: auth.actors,
-      ports: { trash: protection.trash, versions: protection.versions, newdoc: newdocs },
+      ports: {
+        trash: protection.trash,
+        versions: protection.versions,
+        newdoc: newdocs,
+        ...(quotas && { quota: { room: (t, bytes, n) => quotas.room(t, bytes, n), hold: (t, bytes) => catalogue.usage.hold(t, bytes) } }),
+      },
       thumbUrl: (id) => thumbUrl(id),
     });
     // Every account-creating door (admin, CLI, sign-up, OIDC) ends in UsersService.create: the home is made there.
@@ -393,6 +407,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
         maxAddresses: settings.get('public_link_max_addresses') ?? config.publicLinkMaxAddresses,
       }),
       guardLease: { instanceId, leaseMs: config.opLease },
+      quotas,
     });
     cleanups.unshift(() => shares.zips.stopAll());
     cleanups.unshift(() => shares.guard.stop());
@@ -536,6 +551,8 @@ export async function compose(config: Config, opts: ComposeOptions) {
       /** The operator's tenant routes' service (multi-tenant mode only). */
       platformTenants,
       brandings,
+      /** The tenants' quotas (multi-tenant mode only). */
+      quotas,
       oidc,
       settings,
       registry,

@@ -45,6 +45,7 @@ import { realtimeRoutes } from './http/routes/realtime.routes';
 import { adminStorageRoutes } from './http/routes/admin-storages.routes';
 import { platformTenantRoutes } from './http/routes/platform-tenants.routes';
 import { adminBrandingRoutes, publicBrandingRoutes } from './http/routes/branding.routes';
+import { tenantQuotaRoutes } from './http/routes/tenant-quotas.routes';
 import { adminHomesRoutes } from './http/routes/admin-homes.routes';
 import { adminMeterRoutes } from './http/routes/admin-meter.routes';
 import { adminGovernorRoutes } from './http/routes/admin-governor.routes';
@@ -61,6 +62,7 @@ import { sharePublicRoutes } from './http/routes/shares-public.routes';
 import { adminUplinkRoutes } from './http/routes/admin-uplink.routes';
 import { adminBackupRoutes } from './http/routes/admin-backups.routes';
 import { publicEgress } from './http/public/egress';
+import { TenantEgress } from './http/public/tenant-egress';
 import { EgressShaper } from './lib/egress';
 import { parseAddressList } from './lib/net-addr';
 import { shareDropRoutes } from './http/routes/shares-drop.routes';
@@ -212,7 +214,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     sv.settings.onChange((key) => {
       if (key === 'public_egress_mbps') shaper.setRate(egressBps());
     });
-    const admit = publicEgress({ shaper, guard: shares.guard });
+    const admit = publicEgress({ shaper, guard: shares.guard, tenants: sv.quotas && new TenantEgress(shaper, (t) => sv.quotas!.egressShare(t)) });
     // GET /metrics (docs/operations.md, "Metrics"): off by default; each figure is read from its module at scrape time.
     const metrics = new Metrics({
       settings: sv.settings,
@@ -285,7 +287,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         },
       }),
       adminStorageRoutes({ catalogue, maxJsonBytes: json }),
-      ...(sv.platformTenants ? [platformTenantRoutes({ tenants: sv.platformTenants, brandings: sv.brandings, catalogue, maxJsonBytes: json })] : []),
+      ...(sv.platformTenants && sv.quotas
+        ? [
+            platformTenantRoutes({ tenants: sv.platformTenants, brandings: sv.brandings, quotas: sv.quotas, catalogue, maxJsonBytes: json }),
+            tenantQuotaRoutes(sv.quotas),
+          ]
+        : []),
       adminBrandingRoutes({ brandings: sv.brandings, maxJsonBytes: json }),
       publicBrandingRoutes({ brandings: sv.brandings }),
       adminHomesRoutes({ homes: sv.homes, settings: sv.settings, bus, maxJsonBytes: json }),

@@ -15,6 +15,8 @@ export interface TenantEntry {
   scope: TenantScope;
   slug: string;
   suspended: boolean;
+  /** What the operator set (docs/tenants.md, "Step 4: quotas"): read at every write, so held here with the status. */
+  quotas: Readonly<Record<string, number>>;
 }
 
 interface Snapshot {
@@ -37,7 +39,7 @@ export class TenantDirectory {
     const next: Snapshot = { bySlug: new Map(), byHost: new Map(), byId: new Map(), active: [] };
     const active: TenantScope[] = [];
     for (const t of await this.repo.all()) {
-      const e: TenantEntry = { scope: Object.freeze({ tenant_id: t.id }), slug: t.slug, suspended: t.status === 'suspended' };
+      const e: TenantEntry = { scope: Object.freeze({ tenant_id: t.id }), slug: t.slug, suspended: t.status === 'suspended', quotas: t.quotas };
       next.bySlug.set(t.slug, e);
       next.byId.set(t.id, e);
       for (const h of t.hostnames) next.byHost.set(h.toLowerCase(), e);

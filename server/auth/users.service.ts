@@ -45,6 +45,7 @@ export interface Ctx {
 
 export class UsersService {
   private created: Array<(u: UserView) => Promise<unknown>> = [];
+  private admits: Array<(s: TenantScope) => Promise<void>> = [];
 
   constructor(
     private repo: UsersRepo,
@@ -55,6 +56,11 @@ export class UsersService {
   /** Runs `fn` (awaited) after every account is created, whichever door created it (the home folder). */
   onCreated(fn: (u: UserView) => Promise<unknown>): void {
     this.created.push(fn);
+  }
+
+  /** Runs `fn` before every account is created, whichever door creates it; it refuses by throwing (the tenant's `people` quota). */
+  beforeCreate(fn: (s: TenantScope) => Promise<void>): void {
+    this.admits.push(fn);
   }
 
   /** Checks an e-mail: `email_required`, `email_invalid`, `email_taken`. */
@@ -96,6 +102,7 @@ export class UsersService {
       if (p) throw validation('password', p);
       hash = await hashPassword(input.password);
     }
+    for (const fn of this.admits) await fn(s);
     const id = await this.repo.insert(
       s,
       { email, username, role, password_hash: hash, language: input.language ?? null, auth_driver: input.auth_driver ?? 'local' },

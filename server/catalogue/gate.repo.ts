@@ -11,6 +11,7 @@ import { baseName } from '../lib/paths';
 import { mimeOf } from './mime';
 import { NodesRepo, type NodeRow } from './nodes.repo';
 import type { StorageRef } from './storage-ref';
+import type { StorageUse } from './tenant-usage';
 
 /** An outbox row to record: an event and its payload. */
 export type GateEvent = { [E in EventName]: [E, EventMap[E]] }[EventName];
@@ -47,7 +48,7 @@ export class GateRepo {
    * commits the write is done, and a read after it that met a database going away would answer an error
    * for a write that happened.
    */
-  written(s: StorageRef, path: string, entry: Entry, o: WrittenInput): Promise<{ row: NodeRow; created: boolean }> {
+  written(s: StorageRef, path: string, entry: Entry, o: WrittenInput): Promise<{ row: NodeRow; created: boolean; delta: StorageUse }> {
     const { nodes } = this;
     const self = this;
     return this.db.async.unit(
@@ -58,21 +59,24 @@ export class GateRepo {
         const id = yield* nodes.upsertIn(t, s, path, { ...entry, name: baseName(path) }, o.ownerId);
         if (o.body !== undefined && entry.type === 'file' && NodesRepo.textual(entry.mime ?? mimeOf(path), entry.size)) yield* nodes.setBodyIn(t, id, o.body);
         yield* self.recordIn(t, s, o.events(id, created));
-        return { row: (yield* nodes.getIn(t, s, path))!, created };
+        // What the write changed in the tenant's live files (its quotas: tenant-usage.ts).
+        const was = before && !before.deleted_at && before.type === 'file' ? { bytes: before.size, files: 1 } : { bytes: 0, files: 0 };
+        const now = entry.type === 'file' ? { bytes: entry.size, files: 1 } : { bytes: 0, files: 0 };
+        return { row: (yield* nodes.getIn(t, s, path))!, created, delta: { bytes: now.bytes - was.bytes, files: now.files - was.files } };
       },
       { isolation: 'serializable', retryUnique: true },
     );
   }
 
-  /** Removes the rows at and below `path` with their events, in one unit; the removed ids. */
-  removed(s: StorageRef, path: string, events: GateEvent[]): Promise<number[]> {
+  /** Removes the rows at and below `path` with their events, in one unit; the removed ids and the live files' bytes and count. */
+  removed(s: StorageRef, path: string, events: GateEvent[]): Promise<{ ids: number[]; freed: StorageUse }> {
     const { nodes } = this;
     const self = this;
     // Read committed is enough: the delete decides nothing from a read, and a second removal finds no rows.
     return this.db.async.unit(function* (t) {
-      const ids = yield* nodes.removeTreeIn(t, s, path);
+      const out = yield* nodes.removeTreeCountedIn(t, s, path);
       yield* self.recordIn(t, s, events);
-      return ids;
+      return out;
     });
   }
 

@@ -17,6 +17,7 @@ import { SyncEngine, type SyncedFile } from './sync';
 import { Syncer } from './syncer';
 import { WriteGate, type GateHooks } from './write-gate';
 import { storageOf as storageRef, storageTenant } from './storage-ref';
+import { TenantUsage } from './tenant-usage';
 import { SearchIndexer } from './search-index';
 import { DriverPool } from './driver-pool';
 import { ThumbStates } from './thumb-states.repo';
@@ -57,6 +58,7 @@ export { storageTenant } from './storage-ref';
 export { FirstStorage, suggestedFirstStorage } from './first-storage';
 export { mimeOf, isImage, isVideo, isText } from './mime';
 export { EncryptedRoots, type EncryptedRoot } from './encrypted-roots';
+export { TenantUsage } from './tenant-usage';
 
 /** Reacts to files a sync batch added or saw change (scans, thumbnails, replication); must only enqueue work. */
 export type SyncFilesHook = (storageId: number, files: SyncedFile[]) => void | Promise<void>;
@@ -94,6 +96,8 @@ export interface CatalogueOptions {
 export function createCatalogue(o: CatalogueOptions) {
   const repo = o.repo ?? new StoragesRepo(o.db);
   const nodes = new NodesRepo(o.db);
+  // What each tenant's files take (its quotas), kept current by the write gate.
+  const usage = new TenantUsage(nodes);
   // The volume watch needs the pool and the syncer, which ask it whether a storage's volume is gone.
   let volumes: VolumeWatch | undefined;
   const drivers = new DriverPool(o.manager, repo, (id) => volumes?.blocked(id) ?? null);
@@ -129,6 +133,8 @@ export function createCatalogue(o: CatalogueOptions) {
         // One unit of work and one publish for the whole batch (a first sync touches thousands of folders).
         // The batch is committed: its events must follow even if another program holds the database now.
         // In the storage's tenant; a storage deleted meanwhile has nobody left to tell.
+        // The sync changed rows the gate never saw: the tenant's usage is counted again at its next check.
+        usage.forget(storageOf(storageId));
         return Promise.resolve()
           .then(() =>
             o.bus.recordAll(
@@ -173,14 +179,22 @@ export function createCatalogue(o: CatalogueOptions) {
   });
   // A lock follows its node: a move or removal in a storage holding one re-reads the locks before the write answers.
   const followLocks = (storageId: number) => locks.treeChanged(storageId);
-  const gate = new WriteGate(o.db, nodes, o.bus, storageOf, (m, e) => o.log.error(m, e), {
-    ...o.hooks,
-    removed: { ...o.hooks?.removed, locks: followLocks },
-    moved: { ...o.hooks?.moved, locks: followLocks },
-  });
+  const gate = new WriteGate(
+    o.db,
+    nodes,
+    o.bus,
+    storageOf,
+    (m, e) => o.log.error(m, e),
+    {
+      ...o.hooks,
+      removed: { ...o.hooks?.removed, locks: followLocks },
+      moved: { ...o.hooks?.moved, locks: followLocks },
+    },
+    usage,
+  );
   const appState = new AppStates(o.db, nodes, o.bus, storageOf);
   // `storageOf`: a node's storage by a place's id (what its statements name), for callers that hold no storage row.
-  const catalogue = { repo, nodes, storageOf, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState, roots };
+  const catalogue = { repo, nodes, usage, storageOf, storages, syncer, thumbStates: new ThumbStates(o.db), meter, volumes, locks, appState, roots };
   const io: CatalogueIo = { drivers, gate, turns };
   return {
     catalogue,

@@ -91,8 +91,8 @@ const Q = {
   ftsDelete: 'DELETE FROM search_fts WHERE rowid = ?',
   ftsBody: 'UPDATE search_fts SET body = ? WHERE rowid = ?',
   ftsName: 'UPDATE search_fts SET name = ? WHERE rowid = ?',
-  deleteTree: `DELETE FROM nodes WHERE tenant_id = ? AND ${SUBTREE} RETURNING id`,
-  deleteAll: 'DELETE FROM nodes WHERE tenant_id = ? AND storage_id = ? RETURNING id',
+  deleteTree: `DELETE FROM nodes WHERE tenant_id = ? AND ${SUBTREE} RETURNING id, type, size, deleted_at`,
+  deleteAll: 'DELETE FROM nodes WHERE tenant_id = ? AND storage_id = ? RETURNING id, type, size, deleted_at',
   subtreeRows: `SELECT id, path FROM nodes WHERE tenant_id = ? AND ${SUBTREE}`,
   rekey: 'UPDATE nodes SET path = ?, dir = ?, name = ?, sort_key = ?, updated_at = ? WHERE tenant_id = ? AND id = ?',
 };
@@ -178,12 +178,20 @@ export class NodesRepo {
 
   /** Removes a node and everything below it (and their search rows). Returns the removed ids. */
   *removeTreeIn(t: Tx, s: StorageRef, path: string) {
-    const ids = (yield* t.sql<{ id: number }>(path === '' ? Q.deleteAll : Q.deleteTree, path === '' ? [s.tenant_id, s.id] : subtree(s, path))).map((r) =>
-      Number(r.id),
+    return (yield* this.removeTreeCountedIn(t, s, path)).ids;
+  }
+
+  /** As `removeTreeIn`, with the live files the removal took and their bytes (the tenant's usage: tenant-usage.ts). */
+  *removeTreeCountedIn(t: Tx, s: StorageRef, path: string) {
+    const rows = yield* t.sql<{ id: number; type: string; size: number; deleted_at: string | null }>(
+      path === '' ? Q.deleteAll : Q.deleteTree,
+      path === '' ? [s.tenant_id, s.id] : subtree(s, path),
     );
+    const ids = rows.map((r) => Number(r.id));
+    const live = rows.filter((r) => r.type === 'file' && !r.deleted_at);
     for (const id of ids) yield* t.sql(Q.ftsDelete, [id]);
     if (ids.length) yield* this.noteRemovedIn(t, s, path);
-    return ids;
+    return { ids, freed: { bytes: live.reduce((n, r) => n + Number(r.size), 0), files: live.length } };
   }
 
   /**

@@ -14,6 +14,7 @@ import { baseName, parentRel } from '../lib/paths';
 import type { NodesRepo, NodeRow } from './nodes.repo';
 import { GateRepo, type GateEvent } from './gate.repo';
 import type { NamedStorageRef } from './storage-ref';
+import type { TenantUsage } from './tenant-usage';
 
 /** Where a write came from; decides the event name and the thumbnail timeout. */
 export type WriteOrigin =
@@ -97,6 +98,8 @@ export class WriteGate {
     private storageOf: (id: number) => NamedStorageRef,
     private log: (msg: string, err?: unknown) => void,
     hooks: GateHooks = {},
+    /** The tenants' usage figures the gate keeps current (their quotas); none in tests that need none. */
+    private usage?: TenantUsage,
   ) {
     this.repo = new GateRepo(db, nodes, bus);
     this.hooks = Object.entries(hooks.written ?? {});
@@ -127,7 +130,7 @@ export class WriteGate {
         ]);
       return out;
     };
-    let done: { row: NodeRow; created: boolean };
+    let done: { row: NodeRow; created: boolean; delta: { bytes: number; files: number } };
     try {
       // The bytes are written already: the unit waits (off the event loop) for a database held elsewhere rather than fail at once.
       done = await this.repo.written(st, path, entry, { ownerId: ctx.actor?.id ?? null, body: ctx.body, created: ctx.created, events });
@@ -143,6 +146,7 @@ export class WriteGate {
       }
       throw e;
     }
+    this.usage?.changed(st, done.delta);
     await this.bus.flush();
     const node = { ...done.row, storageName: storage };
     for (const [name, hook] of this.hooks) {
@@ -171,7 +175,10 @@ export class WriteGate {
           .decided()
           .then(async (decided) => {
             if (!decided) return again();
-            if (await this.repo.takenBack(st, path, entry, events)) await this.bus.flush();
+            if (await this.repo.takenBack(st, path, entry, events)) {
+              this.usage?.forget(st);
+              await this.bus.flush();
+            }
           })
           .catch((e) => (isBusy(e) ? again() : this.log(`settling ${storage}://${path} after a commit in doubt failed`, e)));
       }, pauseMs).unref();
@@ -185,7 +192,8 @@ export class WriteGate {
     const events: GateEvent[] = [['folder.changed', { storage_id: storageId, folder: parentRel(path), kind: 'deleted', path, name: baseName(path) }]];
     if (ctx.audit)
       events.push(['audit', { action: ctx.audit, actor: ctx.actor, request: ctx.request, resource: `${storage}://${path}`, meta: ctx.meta ?? {} }]);
-    const ids = await this.repo.removed(st, path, events);
+    const { ids, freed } = await this.repo.removed(st, path, events);
+    this.usage?.changed(st, { bytes: -freed.bytes, files: -freed.files });
     await this.bus.flush();
     for (const [name, hook] of this.removeHooks) {
       try {

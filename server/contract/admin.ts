@@ -232,6 +232,22 @@ export interface StorageMeter {
  * GET /api/admin/status, the sections the admin console's Status tab reads
  * (docs/architecture.md lists every section; the route carries more).
  */
+/** One quota of a tenant and what it uses (`limit` null: no limit). */
+export interface QuotaLine {
+  limit: number | null;
+  used: number;
+}
+
+/** `GET /api/admin/quotas` (multi-tenant mode): the admin's tenant's quotas and use (docs/tenants.md, "Step 4: quotas"). */
+export interface TenantQuotaUsage {
+  bytes: QuotaLine;
+  files: QuotaLine;
+  people: QuotaLine;
+  links: QuotaLine;
+  /** The tenant's share of the public uplink budget in percent, or null: none. */
+  egress_share: number | null;
+}
+
 export interface AdminStatus {
   event_loop: { p50_ms: number; p99_ms: number; max_ms: number; window_s: number };
   memory: { rss_mb: number; heap_used_mb: number };

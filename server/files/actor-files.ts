@@ -199,18 +199,28 @@ export class ActorFiles {
     rules.newPath(t.place, shown);
     if (o.fromFile) await rules.guardFile(t.place, o.fromFile, shown);
     bytes = rules.guard(t.place, bytes, shown);
-    if (o.version !== false) await this.svc.ports.versions?.snapshotBeforeOverwrite(t.place, actorRef(this.actor));
-    const created = !(await this.svc.catalogued(t.place));
-    const entry = await this.svc.ops.write(t.place, bytes, {
-      size: o.size,
-      mime: o.mime ?? mimeOf(t.rel),
-      overwrite: o.overwrite,
-      signal: o.signal,
-      fromFile: o.fromFile,
-    });
-    const body = typeof o.body === 'function' ? o.body() : o.body;
+    // The tenant's quotas before anything changes (no version kept, no byte written for a refused write).
+    const { turn: quota, created } = await this.svc.quotaTurn(t.storage, t.rel, o.size);
     const undo = created ? () => this.svc.ops.delete(t.place) : undefined;
-    return this.svc.ops.written(t.place, entry, this.ctx(o.origin, { audit: o.audit, meta: o.meta, body, created, undo }));
+    try {
+      if (o.version !== false) await this.svc.ports.versions?.snapshotBeforeOverwrite(t.place, actorRef(this.actor));
+      const entry = await this.svc.ops.write(t.place, quota.bound(bytes), {
+        size: o.size,
+        mime: o.mime ?? mimeOf(t.rel),
+        overwrite: o.overwrite,
+        signal: o.signal,
+        fromFile: o.fromFile,
+      });
+      await quota.settle(entry.size).catch(async (e) => {
+        // Over the quota at completion (another instance's write took the room meanwhile): a new file goes again.
+        await undo?.().catch(() => undefined);
+        throw e;
+      });
+      const body = typeof o.body === 'function' ? o.body() : o.body;
+      return await this.svc.ops.written(t.place, entry, this.ctx(o.origin, { audit: o.audit, meta: o.meta, body, created, undo }));
+    } finally {
+      quota.release();
+    }
   }
 
   /** Creates a folder (and missing parents). Idempotent; a file in the way → `conflict`. */
@@ -274,14 +284,21 @@ export class ActorFiles {
     const { src, dst, dstRel, entry } = await this.plan(from, to, 'viewer', overwrite, o);
     if (src.storage.id === dst.storage.id && entry.type === 'file' && entry.size <= SYNC_COPY_MAX) {
       const place = { storage_id: dst.storage.id, rel: dstRel };
-      await this.svc.ops.copyFile(src.place, dstRel, { size: entry.size, mime: entry.mime, overwrite });
-      await this.svc.ops.written(
-        place,
-        await this.svc.ops.stat(place),
-        this.ctx('copy', { audit: 'file.copy', meta: { from: uiPath(src.storage.name, src.rel) } }),
-      );
+      const { turn } = await this.svc.quotaTurn(dst.storage, dstRel, entry.size);
+      try {
+        await this.svc.ops.copyFile(src.place, dstRel, { size: entry.size, mime: entry.mime, overwrite });
+        await this.svc.ops.written(
+          place,
+          await this.svc.ops.stat(place),
+          this.ctx('copy', { audit: 'file.copy', meta: { from: uiPath(src.storage.name, src.rel) } }),
+        );
+      } finally {
+        turn.release();
+      }
       return { ok: true };
     }
+    // A folder or a large file: refused before the op is queued when its catalogued size is over the quotas.
+    await this.svc.quotaRoom(src.storage, src.rel, dst.storage);
     return { operation_id: await this.svc.transfers.enqueue(this.actor, 'copy', src.place, { storage_id: dst.storage.id, rel: dstRel }, overwrite) };
   }
 

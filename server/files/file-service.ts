@@ -5,8 +5,9 @@
  * move that cannot answer at once).
  */
 import type { Actor, ActorRestorer } from '../auth';
-import type { AppStates, Catalogue, FileLocks } from '../catalogue';
-import type { Db } from '../db';
+import type { AppStates, Catalogue, FileLocks, StorageRef } from '../catalogue';
+import type { Db, TenantScope } from '../db';
+import type { AppError } from '../errors';
 import type { NewdocType } from '../contract';
 import type { ActorRef, EventBus, RequestMeta } from '../events';
 import type { JobQueue } from '../jobs';
@@ -18,6 +19,7 @@ import { ListingService } from './listing.service';
 import { SearchService } from './search.service';
 import type { StorageOps } from './storage-ops';
 import { Transfers } from './transfer';
+import { quotaTurn, type QuotaTurn } from './quota-turn';
 
 /** Moves an item into the trash (protection). */
 export interface TrashPort {
@@ -39,6 +41,17 @@ export interface NewdocPort {
   template(ext: string): Promise<Buffer>;
 }
 
+/** The tenant's storage quotas (multi-tenant mode: auth's TenantQuotas over the catalogue's TenantUsage). */
+export interface QuotaPort {
+  /**
+   * Refuses (`quota_exceeded`, `details.scope: "tenant"`) a write adding `bytes` and `files` to the tenant's
+   * over its quotas; else the bytes still free after it (Infinity: no bytes quota) and the refusal a longer body gets.
+   */
+  room(t: TenantScope, bytes: number, files: number): Promise<{ free: number; over: () => AppError }>;
+  /** Counts `bytes` of a write in flight against the tenant until the returned function is called. */
+  hold(t: TenantScope, bytes: number): () => void;
+}
+
 /**
  * What feature modules plug into the file service: protection's trash and
  * versions (without them deletes are permanent and nothing is versioned), and
@@ -48,6 +61,7 @@ export interface FilePorts {
   trash?: TrashPort;
   versions?: VersionsPort;
   newdoc?: NewdocPort;
+  quota?: QuotaPort;
 }
 
 export interface FilesDeps {
@@ -106,6 +120,44 @@ export class FileService {
   async catalogued(p: Place): Promise<boolean> {
     const n = await this.catalogue.nodes.get(this.catalogue.storageOf(p.storage_id), p.rel);
     return !!n && !n.deleted_at;
+  }
+
+  /**
+   * A write's turn at its tenant's storage quotas (quota-turn.ts) for `declared` bytes (undefined: not known)
+   * at `rel` of storage `s`, and whether the path is new there (WriteContext.created) as the catalogue says.
+   */
+  async quotaTurn(s: StorageRef, rel: string, declared: number | undefined): Promise<{ turn: QuotaTurn; created: boolean }> {
+    const before = await this.catalogue.nodes.get(s, rel);
+    const created = !before || !!before.deleted_at;
+    return { turn: await quotaTurn(this.ports.quota, s, declared, !created && before.type === 'file' ? before.size : 0, created), created };
+  }
+
+  /**
+   * Refuses (`quota_exceeded`) a copy of the item at `rel` of storage `from` into storage `to` when the files
+   * the catalogue holds there would pass `to`'s tenant's quotas (a copy op checks before it is queued and
+   * again when it runs; each file it writes takes its own turn).
+   */
+  async quotaRoom(from: StorageRef, rel: string, to: StorageRef): Promise<void> {
+    if (!this.ports.quota) return;
+    const files = (await this.catalogue.nodes.subtree(from, rel)).filter((n) => n.type === 'file');
+    await this.checkQuota(
+      to,
+      files.reduce((n, f) => n + f.size, 0),
+      files.length,
+    );
+  }
+
+  /** Whether the tenants' quotas are checked (multi-tenant mode). */
+  get hasQuotas(): boolean {
+    return !!this.ports.quota;
+  }
+
+  /**
+   * Refuses (`quota_exceeded`) adding `bytes` and `files` to storage `s`'s tenant over its quotas (nothing is
+   * held: for writes announced ahead of their bytes, as a resumable upload's init). No-op without the quota port.
+   */
+  async checkQuota(s: StorageRef, bytes: number, files: number): Promise<void> {
+    await this.ports.quota?.room(s, bytes, files);
   }
 
   /**

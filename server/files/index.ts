@@ -6,7 +6,8 @@
  * reaches a driver or the gate. Trusted internal modules (protection,
  * thumbnails) use the place-addressed storage operations of `./internal`.
  */
-export { FileService, type FilesDeps, type FilePorts, type TrashPort, type VersionsPort, type NewdocPort } from './file-service';
+export { FileService, type FilesDeps, type FilePorts, type TrashPort, type VersionsPort, type NewdocPort, type QuotaPort } from './file-service';
+export type { QuotaTurn } from './quota-turn';
 export {
   ActorFiles,
   NEWDOC_TYPES,

@@ -85,6 +85,8 @@ export class Transfers {
     if (!(await ctx.journal.has(COPIED))) {
       if (!resumed) {
         if (!t.overwrite && (await ops.statOrNull(t.dst))) throw new AppError('conflict', { path: t.dst.rel });
+        if (t.op === 'copy')
+          await this.files.quotaRoom(this.files.catalogue.storageOf(t.src.storage_id), t.src.rel, this.files.catalogue.storageOf(t.dst.storage_id));
         await ctx.journal.put(STARTED);
       }
       if (same && (await ops.canCopy(t.src.storage_id))) await this.serverCopy(ctx, fa, resumed);
@@ -136,8 +138,15 @@ export class Transfers {
             { done: done + bytes, total },
             resumedAt === undefined ? undefined : `resumed ${item.entry.name} at byte ${resumedAt}`,
           );
-        const written = await this.copyFile(ctx, from, to, item, report);
-        if (item.rel !== '') await ops.written(to, written, fa.ctx(t.op));
+        // A copied file takes its turn at the tenant's quotas (other writes may have taken room since the op
+        // began); a move adds nothing to the tenant once its source is gone.
+        const turn = t.op === 'copy' ? (await this.files.quotaTurn(this.files.catalogue.storageOf(to.storage_id), to.rel, item.entry.size)).turn : null;
+        try {
+          const written = await this.copyFile(ctx, from, to, item, report);
+          if (item.rel !== '') await ops.written(to, written, fa.ctx(t.op));
+        } finally {
+          turn?.release();
+        }
         await ctx.journal.put(`f:${item.rel}`);
       }
       done += item.entry.size;

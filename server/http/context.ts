@@ -1,5 +1,5 @@
 /** Koa state shared by every middleware and route. */
-import type { EgressShaper } from '../lib/egress';
+import type { Pacer } from '../lib/egress';
 import type { Next } from 'koa';
 import type { RouterContext } from '@koa/router';
 import { keyActor, personActor, type Actor, type Branding, type KeyScope, type Principal } from '../auth';
@@ -33,7 +33,7 @@ export interface AppState {
   /** Set by the public links listener (every request there counts as from the internet). */
   publicListener?: boolean;
   /** The uplink budget of this response (public link transfers from the internet); the byte senders spend it. */
-  egress?: EgressShaper;
+  egress?: Pacer;
 }
 
 export type Ctx = RouterContext<AppState>;

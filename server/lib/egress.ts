@@ -25,7 +25,15 @@ export interface EgressStats {
   bytes_total: number;
 }
 
-export class EgressShaper {
+/** What a public transfer spends its bytes through: the shared budget itself, or a tenant's share of it first. */
+export interface Pacer {
+  /** A pass-through stage that spends the budget, or null when there is none. */
+  pace(): Transform | null;
+  /** For senders that write their own chunks (see `EgressShaper.sender`), or null when there is no budget. */
+  sender(): { chunk: number; spend: (n: number) => Promise<void> | undefined; done: () => void } | null;
+}
+
+export class EgressShaper implements Pacer {
   private rate = 0;
   private slice = 0;
   private burst = 0;
@@ -125,7 +133,11 @@ export class EgressShaper {
     };
   }
 
-  private spend(n: number): Promise<void> | undefined {
+  /**
+   * Spends `n` bytes: undefined when granted at once (always without a budget), else a promise that
+   * resolves once every slice of them was granted in its turn.
+   */
+  spend(n: number): Promise<void> | undefined {
     if (this.take(n)) return undefined;
     return new Promise((resolve) => {
       let left = n;

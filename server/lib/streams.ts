@@ -77,3 +77,18 @@ export function byteCounter(): { stage: Transform; bytes: () => number } {
   });
   return { stage, bytes: () => n };
 }
+
+/**
+ * `body` failed with `tooLong()` as soon as more than `max` bytes came through it (so an oversize body is
+ * never written whole); an error of `body` fails the returned stream too.
+ */
+export function capBytes(body: Readable, max: number, tooLong: () => Error): Readable {
+  let n = 0;
+  const stage = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      n += chunk.length;
+      cb(n > max ? tooLong() : null, chunk);
+    },
+  });
+  return pipeFrom(body, stage);
+}

@@ -3,7 +3,7 @@
  * file requests. `createShares` wires the parts; the HTTP layer and main.ts
  * use this face only.
  */
-import type { Auth } from '../auth';
+import type { Auth, TenantQuotas } from '../auth';
 import type { Catalogue } from '../catalogue';
 import type { Db, TenantScope } from '../db';
 import type { EventBus, Mailer } from '../events';
@@ -59,6 +59,8 @@ export interface SharesDeps {
   log: (msg: string, err?: unknown) => void;
   /** The governor's lane for each ZIP warm-up. */
   warmLane?: (signal: AbortSignal) => Promise<() => void>;
+  /** The tenants' quotas (multi-tenant mode): a new link counts against `links`. */
+  quotas?: TenantQuotas | null;
 }
 
 /** Builds the share service, the ZIP cache and the drop service around one repository. */
@@ -78,6 +80,7 @@ export function createShares(d: SharesDeps) {
     onEnded: (id) => void zips?.ended(id),
     onCreated: (row) => void zips?.warmOne(row),
     onResumed: (row) => guard?.forget(row),
+    checkLinks: d.quotas ? (t) => d.quotas!.checkLinks(t) : undefined,
   });
   guard = new LinkGuard(service, d.guardLimits, d.db, d.guardLease, d.log);
   zips = new ShareZips({

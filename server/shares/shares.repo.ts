@@ -176,6 +176,15 @@ export class SharesRepo {
     return (await this.write(q, [scope.tenant_id, id])).length === 1;
   }
 
+  /** Links (and file requests) live by the clock and not revoked: what the tenant's `links` quota counts. */
+  async activeCount(scope: TenantScope, nowIso: string): Promise<number> {
+    const [{ n }] = await this.db.async.sql<{ n: number }>(
+      'SELECT count(*) AS n FROM shares WHERE tenant_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)',
+      [scope.tenant_id, nowIso],
+    );
+    return Number(n);
+  }
+
   /** Live links suspended now (for the admin status). */
   async suspendedCount(scope: TenantScope): Promise<number> {
     const [{ n }] = await this.db.async.sql<{ n: number }>(

@@ -183,18 +183,19 @@ export class SessionsRepo {
     });
   }
 
-  /** Bytes the owner has declared in live sessions (counted against the quota until finalized). */
-  async inFlight(s: TenantScope, ownerId: number, now: string): Promise<number> {
-    return (await this.db.async.first(this.inFlightQuery(s, ownerId, now)))!.n;
+  /** Bytes the owner (null: the tenant's people) declared in live sessions (counted against the quotas until finalized). */
+  async inFlight(s: TenantScope, ownerId: number | null, now: string): Promise<number> {
+    return Number((await this.db.async.first(this.inFlightQuery(s, ownerId, now)))!.n);
   }
 
-  private inFlightQuery(s: TenantScope, ownerId: number, now: string) {
-    return this.db.k
+  /** `ownerId` null: every owner's in the tenant (its quotas). */
+  private inFlightQuery(s: TenantScope, ownerId: number | null, now: string) {
+    const q = this.db.k
       .selectFrom('upload_sessions')
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('size'), sql.lit(0)).as('n'))
       .where('tenant_id', '=', s.tenant_id)
-      .where('owner_id', '=', ownerId)
       .where('expires_at', '>=', now);
+    return ownerId === null ? q : q.where('owner_id', '=', ownerId);
   }
 
   /** The ids of the given tenants' sessions (the staging folder is shared: its orphans are no tenant's session). */

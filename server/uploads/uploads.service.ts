@@ -25,7 +25,7 @@ import { NodesRepo, mimeOf } from '../catalogue';
 import type { Published, UploadSession, UploadStatus as SessionView } from '../contract';
 import type { TenantScope, TenantsRepo } from '../db';
 import { AppError } from '../errors';
-import type { FileService, FileStat, Place, StagedWrite } from '../files';
+import type { FileService, FileStat, Place, QuotaTurn, StagedWrite } from '../files';
 import { randomToken, safeEqual } from '../lib/crypto';
 import { checkName, joinRel, parentRel, uiPath } from '../lib/paths';
 import { Meter } from './meter';
@@ -87,6 +87,7 @@ export class UploadsService {
     const quota = await this.quotaOf(owner);
     await this.checkQuota(owner, input.size, quota);
     const staged = fa.staged(t.place); // a locked file is refused before its folder is made
+    await this.tenantRoom(staged, input.size);
     await fa.ensureFolder({ storage_id: t.storage.id, rel: parentRel(t.rel) });
     const multipart = await staged.multipart();
     const presigned = !!multipart?.presigned;
@@ -231,10 +232,13 @@ export class UploadsService {
   ): Promise<Published> {
     let entry: FileStat;
     let created: boolean;
+    let quota: QuotaTurn | undefined;
     try {
       const held = await this.repo.parts(s, s.id);
       const multipart = s.mode === 'driver' ? await w.multipart() : null;
       const parts = multipart?.presigned ? checkPresigned(s, etags) : checkParts(s, held, etags);
+      // The tenant's quotas again at completion (other writes took room since init); refused, the session stays open.
+      quota = (await this.files.quotaTurn(w.target.storage, s.path, s.size)).turn;
       await w.keepVersion();
       created = !(await w.catalogued());
       if (s.mode === 'driver') {
@@ -242,6 +246,7 @@ export class UploadsService {
         entry = await multipart.complete(s.handle!, parts);
       } else entry = await w.put(this.staged.open(s.id), { size: s.size, mime: s.mime ?? mimeOf(s.path) });
     } catch (e) {
+      quota?.release();
       // Reopened before the refusal answers, so the client's corrected retry can claim it (on PostgreSQL a release
       // left to the background lost that race: 409 "already being finalized"). A database held for long gets the
       // release in the background, for up to 10 minutes.
@@ -249,9 +254,23 @@ export class UploadsService {
       await this.repo.release(s, s.id, me).catch(() => void this.repo.release(s, s.id, me, 600_000).catch(() => undefined));
       throw e;
     }
-    await this.repo.markPublished(s, s.id, new Date().toISOString(), 600_000);
-    const fresh = (await w.statOrNull().catch(() => null)) ?? entry;
-    return this.close(w, s, fa.ctx(origin, { audit: 'file.upload', created }), fresh);
+    try {
+      await this.repo.markPublished(s, s.id, new Date().toISOString(), 600_000);
+      const fresh = (await w.statOrNull().catch(() => null)) ?? entry;
+      return await this.close(w, s, fa.ctx(origin, { audit: 'file.upload', created }), fresh);
+    } finally {
+      quota.release();
+    }
+  }
+
+  /**
+   * Refuses a session of `size` bytes at `w`'s target over the tenant's quotas (a new path counts a file),
+   * counting what the tenant's open sessions declared. Nothing is asked in single-tenant mode (no tenant quotas).
+   */
+  private async tenantRoom(w: StagedWrite, size: number): Promise<void> {
+    if (!this.files.hasQuotas) return;
+    const inFlight = await this.repo.inFlight(w.target.storage, null, new Date().toISOString());
+    await this.files.checkQuota(w.target.storage, size + inFlight, (await w.catalogued()) ? 0 : 1);
   }
 
   /** Discards the session and its staged parts. A session being finalized → `conflict`. */

@@ -33,7 +33,15 @@ import type {
   ReplicaStatus,
   ReplicaTarget,
 } from '../../../server/contract';
-import type { AdminStatus, AssistantSettingsView, BackupSettings, BackupsView, HomesSetting, MetricsSettingsView } from '../../../server/contract';
+import type {
+  AdminStatus,
+  TenantQuotaUsage,
+  AssistantSettingsView,
+  BackupSettings,
+  BackupsView,
+  HomesSetting,
+  MetricsSettingsView,
+} from '../../../server/contract';
 
 export const drivers = async () => {
   const r = await api<DriverDescriptor[] | { drivers: DriverDescriptor[] }>('/api/admin/storage-drivers');
@@ -168,6 +176,8 @@ export const testAssistant = () => api<AssistantTest>('/api/admin/assistant/test
 
 /** How the service is holding up now (background work, uplink, drives, budgets, the sleep inhibitor). */
 export const status = () => api<AdminStatus>('/api/admin/status');
+/** The admin's tenant's quotas and use (multi-tenant mode only: 404 otherwise). */
+export const quotas = () => api<{ quotas: TenantQuotaUsage }>('/api/admin/quotas').then((r) => r.quotas);
 /** Backups of Filedock itself (docs/operations.md): settings, the archives in the target, "back up now". */
 export const backups = () => api<BackupsView>('/api/admin/backups');
 export const patchBackups = (body: Partial<BackupSettings>) => api<BackupsView>('/api/admin/backups/settings', { method: 'PATCH', body });

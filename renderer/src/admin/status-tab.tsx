@@ -6,7 +6,8 @@
  * is kept awake (with the long ops a restart resumes). The tray shows the same words in short.
  */
 import { useEffect, useState } from 'react';
-import type { AdminStatus } from '../../../server/contract';
+import type { AdminStatus, TenantQuotaUsage } from '../../../server/contract';
+import { formatBytes } from '../lib/format';
 import { useI18n } from '../i18n';
 import { errorText } from '../ui/toast';
 import * as admin from './admin-api';
@@ -35,11 +36,15 @@ export function StatusTab() {
       clearInterval(timer);
     };
   }, []);
+  // A tenant admin reads their tenant's quotas; the rest of the status is the platform operator's (403 to them).
   if (error && !s)
     return (
-      <p className="error" role="alert">
-        {errorText(error, t)}
-      </p>
+      <div className="settings" data-testid="admin-status">
+        <QuotaStatus tick={tick} />
+        <p className="error" role="alert">
+          {errorText(error, t)}
+        </p>
+      </div>
     );
   if (!s) return <p className="muted">{t('common.loading')}</p>;
   const g = s.governor;
@@ -132,6 +137,7 @@ export function StatusTab() {
           </ul>
         )}
       </section>
+      <QuotaStatus tick={tick} />
       <TextIndexStatus status={s.text_index} />
       <BackupStatus tick={tick} />
       <section className="card" aria-label={t('status.health')}>
@@ -139,6 +145,54 @@ export function StatusTab() {
         <p>{t('status.health_line', { p99: s.event_loop.p99_ms, rss: s.memory.rss_mb, up: Math.round(s.uptime_s / 60) })}</p>
       </section>
     </div>
+  );
+}
+
+const QUOTA_KINDS = ['bytes', 'files', 'people', 'links'] as const;
+
+/**
+ * The tenant's quotas and what it uses of each (multi-tenant mode, GET /api/admin/quotas; docs/tenants.md,
+ * "Step 4: quotas"): nothing where the route does not exist (single-tenant mode). Read again with each status refresh.
+ */
+function QuotaStatus({ tick }: { tick: number }) {
+  const { t } = useI18n();
+  const [q, setQ] = useState<TenantQuotaUsage | null>(null);
+  useEffect(() => {
+    let live = true;
+    admin.quotas().then(
+      (v) => live && setQ(v),
+      () => live && setQ(null),
+    );
+    return () => {
+      live = false;
+    };
+  }, [tick]);
+  if (!q) return null;
+  const shown = (k: (typeof QUOTA_KINDS)[number], n: number) => (k === 'bytes' ? formatBytes(n) : String(n));
+  return (
+    <section className="card" aria-label={t('status.quotas')} data-testid="status-quotas">
+      <h2>{t('status.quotas')}</h2>
+      <ul>
+        {QUOTA_KINDS.map((k) => {
+          const line = q[k];
+          const over = line.limit !== null && line.used >= line.limit;
+          return (
+            <li key={k} data-quota={k}>
+              {line.limit === null
+                ? t('status.quota_free', { what: t(`status.quota_${k}`), used: shown(k, line.used) })
+                : t('status.quota_of', { what: t(`status.quota_${k}`), used: shown(k, line.used), limit: shown(k, line.limit) })}
+              {over && (
+                <>
+                  {' '}
+                  <span className="pill">{t('status.quota_full')}</span>
+                </>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+      {q.egress_share !== null && <p>{t('status.quota_egress', { share: q.egress_share })}</p>}
+    </section>
   );
 }
 

@@ -11,6 +11,7 @@ import { isLanAddress } from '../../lib/net-addr';
 import type { EgressShaper } from '../../lib/egress';
 import type { LinkGuard, ShareRow } from '../../shares';
 import type { Ctx } from '../context';
+import type { TenantEgress } from './tenant-egress';
 
 const LOOPBACK = /^(127\.|::1$)/;
 
@@ -28,11 +29,12 @@ export function egressExempt(ctx: Ctx): boolean {
 
 export type AdmitPublic = (ctx: Ctx, share: ShareRow) => Promise<void>;
 
-export function publicEgress(o: { shaper: EgressShaper; guard: LinkGuard }): AdmitPublic {
+/** `tenants`: each tenant's share of the budget (multi-tenant mode, tenant-egress.ts); the shared budget alone otherwise. */
+export function publicEgress(o: { shaper: EgressShaper; guard: LinkGuard; tenants?: TenantEgress | null }): AdmitPublic {
   return async (ctx, share) => {
     if (egressExempt(ctx)) return;
     const release = await o.guard.enter(share, { ip: ctx.state.ip, ua: ctx.state.ua, ranged: !!ctx.get('range') });
     ctx.res.once('close', release);
-    if (o.shaper.budget > 0) ctx.state.egress = o.shaper;
+    if (o.shaper.budget > 0) ctx.state.egress = o.tenants ? o.tenants.pacer(share) : o.shaper;
   };
 }

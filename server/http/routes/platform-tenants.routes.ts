@@ -6,7 +6,7 @@
  */
 import Router from '@koa/router';
 import { AppError } from '../../errors';
-import type { Brandings, TenantsService } from '../../auth';
+import type { Brandings, TenantQuotas, TenantsService } from '../../auth';
 import type { Catalogue } from '../../catalogue';
 import { readObject } from '../middlewares/body';
 import { requireAdmin } from '../middlewares/auth';
@@ -20,7 +20,13 @@ const routeDocOf = routeDoc('Platform: tenants', 'admin');
 const ONLY = 'Multi-tenant mode only (`SERVICE_MULTI_TENANT=1`), for the platform operator: a tenant admin gets 403 `supertenant_only` (docs/tenants.md).';
 const doc = (d: Parameters<typeof routeDocOf>[0]) => routeDocOf({ description: ONLY, ...d });
 
-export function platformTenantRoutes(d: { tenants: TenantsService; brandings: Brandings; catalogue: Catalogue; maxJsonBytes: number }): Router<AppState> {
+export function platformTenantRoutes(d: {
+  tenants: TenantsService;
+  brandings: Brandings;
+  quotas: TenantQuotas;
+  catalogue: Catalogue;
+  maxJsonBytes: number;
+}): Router<AppState> {
   const r = new Router<AppState>({ prefix: '/api/platform/tenants' });
   r.use(requireAdmin);
   const idOf = (ctx: Ctx): number => {
@@ -29,16 +35,21 @@ export function platformTenantRoutes(d: { tenants: TenantsService; brandings: Br
     return id;
   };
 
-  r.get('/', doc({ summary: 'Every tenant' }), async (ctx) => {
-    ctx.body = { tenants: await d.tenants.list() };
+  // What a tenant uses of its quotas, counted at the request (docs/tenants.md, "Step 4: quotas").
+  const withUsage = async <T extends { id: number }>(t: T) => ({ ...t, usage: await d.quotas.used({ tenant_id: t.id }) });
+
+  r.get('/', doc({ summary: 'Every tenant, each with `usage: {bytes, files, people, links}`: what it uses of its quotas' }), async (ctx) => {
+    const tenants = [];
+    for (const t of await d.tenants.list()) tenants.push(await withUsage(t));
+    ctx.body = { tenants };
   });
   r.post('/', doc({ summary: 'Create a tenant with its first admin', body: tenantBody, status: 201 }), async (ctx) => {
     const b = validate(tenantBody, await readObject(ctx, d.maxJsonBytes));
     ctx.status = 201;
     ctx.body = { tenant: await d.tenants.create({ quotas: {}, branding: {}, hostnames: [], ...b }, auditOf(ctx)) };
   });
-  r.get('/:id', doc({ summary: 'One tenant' }), async (ctx) => {
-    ctx.body = { tenant: await d.tenants.get(idOf(ctx)) };
+  r.get('/:id', doc({ summary: 'One tenant, with `usage: {bytes, files, people, links}`: what it uses of its quotas' }), async (ctx) => {
+    ctx.body = { tenant: await withUsage(await d.tenants.get(idOf(ctx))) };
   });
   r.patch('/:id', doc({ summary: 'Change a tenant; `status` suspends or resumes it', body: tenantPatch }), async (ctx) => {
     const b = validate(tenantPatch, await readObject(ctx, d.maxJsonBytes));

@@ -231,4 +231,13 @@ export const admin = {
   'status.text_budget':
     'Reading for search stops at half the daily request budget ({used} of {limit}, budget {budget}); it goes on {until} (UTC) or when the budget is raised.',
   'status.health_line': 'Event loop p99 {p99} ms · memory {rss} MB · up {up} min',
+  'status.quotas': 'Quotas of this tenant',
+  'status.quota_of': '{what}: {used} of {limit}',
+  'status.quota_free': '{what}: {used} (no limit)',
+  'status.quota_full': 'full',
+  'status.quota_bytes': 'Space',
+  'status.quota_files': 'Files',
+  'status.quota_people': 'People',
+  'status.quota_links': 'Live links',
+  'status.quota_egress': 'Share of the public uplink while other tenants send: {share} %',
 } as const;

@@ -232,4 +232,13 @@ export const admin: Record<keyof typeof en, string> = {
   'status.text_budget':
     'Arama için okuma, günlük istek bütçesinin yarısında durur ({used} / {limit}, bütçe {budget}); {until} (UTC) tarihinde ya da bütçe artırılınca sürer.',
   'status.health_line': 'Olay döngüsü p99 {p99} ms · bellek {rss} MB · {up} dakikadır açık',
+  'status.quotas': 'Bu kiracının kotaları',
+  'status.quota_of': '{what}: {used} / {limit}',
+  'status.quota_free': '{what}: {used} (sınırsız)',
+  'status.quota_full': 'dolu',
+  'status.quota_bytes': 'Alan',
+  'status.quota_files': 'Dosyalar',
+  'status.quota_people': 'Kişiler',
+  'status.quota_links': 'Etkin bağlantılar',
+  'status.quota_egress': 'Diğer kiracılar gönderirken genel yükleme bant genişliğinden payı: %{share}',
 };
