@@ -34,6 +34,16 @@ export interface S3Env {
   close(): Promise<void>;
 }
 
+/** The AWS SDK's client for the S3 gateway at `endpoint` with a key's S3 credentials (path-style, no retries). */
+export const s3Client = (endpoint: string, c: Pick<S3Creds, 'access_key_id' | 'secret_access_key'>): S3Client =>
+  new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: c.access_key_id, secretAccessKey: c.secret_access_key },
+    maxAttempts: 1,
+  });
+
 export async function startS3Env(env: Record<string, string> = {}): Promise<S3Env> {
   const { dir, cleanup } = tempDir('filedock-s3-');
   const root = join(dir, 'box');
@@ -54,14 +64,7 @@ export async function startS3Env(env: Record<string, string> = {}): Promise<S3En
     return { ...r.body.s3, token: r.body.token };
   };
   const creds = await key(admin, { verbs: ['files:read', 'files:write'] });
-  const sdk = (c = creds) =>
-    new S3Client({
-      endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: c.access_key_id, secretAccessKey: c.secret_access_key },
-      maxAttempts: 1,
-    });
+  const sdk = (c = creds) => s3Client(endpoint, c);
   return {
     s,
     endpoint,

@@ -13,7 +13,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { GetObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListBucketsCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { s3Client } from './s3-setup';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { onHost } from '../helpers/tenants';
@@ -179,13 +180,7 @@ describe('tenants: isolation at every gateway verb', () => {
     });
     assert.equal(key.status, 201, JSON.stringify(key.body));
     const endpoint = core.registry.status().gateways.find((g) => g.protocol === 's3')!.url!;
-    const s3 = new S3Client({
-      endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: key.body.s3.access_key_id, secretAccessKey: key.body.s3.secret_access_key },
-      maxAttempts: 1,
-    });
+    const s3 = s3Client(endpoint, key.body.s3);
     try {
       assert.deepEqual(
         (await s3.send(new ListBucketsCommand({}))).Buckets?.map((b) => b.Name),

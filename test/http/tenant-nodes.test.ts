@@ -59,7 +59,10 @@ describe('tenants: the catalogue of a storage', () => {
   });
 
   test('a storage moved to another tenant: its folder, file and node id answer 404, and search finds nothing of it', async () => {
-    const mine = await doors();
+    // Names are indexed for search after the sync has listed them (the indexer runs behind it): wait for the hit.
+    let mine = await doors();
+    for (let until = Date.now() + 30_000; mine.search.body.total !== 1 && Date.now() < until; mine = await doors())
+      await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual([mine.list.status, mine.raw.status, mine.thumb.status, mine.search.status], [200, 200, 200, 200]);
     assert.equal(mine.search.body.total, 1, JSON.stringify(mine.search.body));
 

@@ -9,7 +9,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { s3Client } from '../gateways/s3-setup';
 import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 
@@ -108,13 +109,7 @@ describe('tenants: quotas', () => {
     const key = await onQt('POST', '/api/auth/keys', { name: 's3', verbs: ['files:read', 'files:write'] });
     assert.equal(key.status, 201, JSON.stringify(key.body));
     const endpoint = s.server.services.gateways.registry.status().gateways.find((g) => g.protocol === 's3')!.url!;
-    const s3 = new S3Client({
-      endpoint,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: key.body.s3.access_key_id, secretAccessKey: key.body.s3.secret_access_key },
-      maxAttempts: 1,
-    });
+    const s3 = s3Client(endpoint, key.body.s3);
     await assert.rejects(s3.send(new PutObjectCommand({ Bucket: 'Q', Key: 's3.bin', Body: bytes(60) })), (e: Error) => e.name === 'EntityTooLarge');
 
     for (const name of ['up.bin', 'r.bin', 'a2.txt', 'dav.bin', 's3.bin']) assert.ok(!existsSync(join(qtDir.dir, name)), `${name} was not left`);
