@@ -17,6 +17,8 @@ export const POSTGRES_SUITES = [
   'test/http/files.test.ts',
   // Every route's tenant scope (docs/tenants.md, step 3): each repository's statements per dialect, through the whole route table.
   'test/http/tenants-isolation.test.ts',
+  // The same at every gateway verb (the export, node and storage lookups behind WebDAV, SFTP, S3 and NFS).
+  'test/gateways/tenants-isolation.test.ts',
   // Tenant quotas: the usage aggregate (sum() of bigints is text on PostgreSQL), the links count, every write door.
   'test/http/tenant-quotas.test.ts',
   // The same entry JSON with the lock join (entryJsonSql withLocks).
