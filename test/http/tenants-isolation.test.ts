@@ -430,7 +430,8 @@ describe('tenants: isolation over every route', () => {
     assert.deepEqual([missing.status, missing.body.error], [404, 'not_found']);
   });
 
-  test('alpha’s admin meets beta’s things as missing ones on every route, and beta’s things stay as they were', async () => {
+  /** Every route called as `token` (a person of alpha) with beta's identifiers and with missing ones: the answers must agree. */
+  async function sweep(token: string) {
     const before = await betaState();
     assert.match(before, new RegExp(B_SECRET), 'beta reads its own file');
     const ops = await operations();
@@ -444,13 +445,13 @@ describe('tenants: isolation over every route', () => {
       if (name in NOT_SWEPT) continue;
       const withBeta = requestOf(op, 'beta', unfilled);
       const missing = requestOf(op, 'missing', unfilled);
-      const rb = await alpha(op.method, withBeta.url, { token: aToken, body: withBeta.body });
+      const rb = await alpha(op.method, withBeta.url, { token, body: withBeta.body });
       const found = leaks(rb, withBeta);
       if (found.length) leaked.push(`${name}: ${found.join(', ')} in ${rb.status} ${JSON.stringify(rb.body).slice(0, 300)}`);
       await restoreAlpha();
       if (JSON.stringify(withBeta) === JSON.stringify(missing)) continue;
       compared++;
-      const rm = await alpha(op.method, missing.url, { token: aToken, body: missing.body });
+      const rm = await alpha(op.method, missing.url, { token, body: missing.body });
       await restoreAlpha();
       const code = (r: HostAnswer) => `${r.status} ${(r.body as Json | null)?.error ?? ''}`;
       if (code(rb) !== code(rm)) differ.push(`${name}: beta's ${code(rb)} against missing ${code(rm)} (${withBeta.url})`);
@@ -469,6 +470,15 @@ describe('tenants: isolation over every route', () => {
     );
     assert.ok(compared > 100, `routes called with beta's identifiers and with missing ones: ${compared}`);
     assert.equal(await betaState(), before, 'beta’s things after alpha’s sweep');
+  }
+
+  test('alpha’s admin meets beta’s things as missing ones on every route, and beta’s things stay as they were', () => sweep(aToken));
+
+  test('so does a plain person of alpha (refusals of its role included)', async () => {
+    const person = { email: `plain-${R}@alpha.test`, password: 'plain-password-1' };
+    ok(await alpha('POST', '/api/admin/users', { token: aToken, body: { ...person, role: 'user' } }), 'alpha person');
+    const token = ok(await alpha('POST', '/api/auth/login', { body: person }), 'alpha person signs in').token as string;
+    await sweep(token);
   });
 
   test('realtime: alpha’s streams carry alpha’s changes and none of beta’s', async () => {
