@@ -19,6 +19,7 @@ import { startTestServer, type TestServer } from '../helpers/server';
 import { tempDir } from '../helpers/tools';
 import { onHost } from '../helpers/tenants';
 import { p, sshConnect } from '../helpers/sftp-clients';
+import { RawFtp } from '../helpers/ftp-client';
 import { MOUNT, NFS, RpcClient, dirop, mountRoot } from '../helpers/nfs-client';
 import { loadSecretKey, layout } from '../../server/lib/data-dir';
 import { Handles } from '../../server/gateways/nfs/handles';
@@ -171,6 +172,25 @@ describe('tenants: isolation at every gateway verb', () => {
     } finally {
       ssh.end();
     }
+  });
+
+  test("FTP: beta's paths answer as missing ones (SIZE, MDTM, CWD, RETR, DELE, RNFR), a listing names alpha's only", async () => {
+    const { ftp } = await RawFtp.connect(ports.ftp);
+    try {
+      await ftp.secure();
+      assert.equal((await ftp.login(`${ADMIN_T.email}@alpha`, ADMIN_T.password)).code, 230);
+      for (const verb of ['SIZE', 'MDTM', 'DELE', 'RNFR'])
+        assert.equal((await ftp.cmd(`${verb} /Docs/beta-dir/inner.txt`)).code, (await ftp.cmd(`${verb} /Docs/nowhere-dir/inner.txt`)).code, verb);
+      assert.equal((await ftp.cmd('CWD /Docs/beta-dir')).code, (await ftp.cmd('CWD /Docs/nowhere-dir')).code, 'CWD');
+      const retr = async (p: string) => (await ftp.read(`RETR ${p}`)).first.code;
+      assert.equal(await retr('/Docs/beta-dir/inner.txt'), await retr('/Docs/nowhere-dir/inner.txt'), 'RETR');
+      const listed = (await ftp.read('NLST /Docs')).bytes.toString();
+      assert.doesNotMatch(listed, /beta-dir|inner/);
+      assert.match(listed, /shared\.txt/);
+    } finally {
+      await ftp.cmd('QUIT');
+    }
+    assert.deepEqual(snapshot(betaRoot.dir), betaBefore);
   });
 
   test("S3: alpha's key sees one bucket `Docs`, alpha's; beta's keys are NoSuchKey like missing ones", async () => {
