@@ -330,4 +330,6 @@ export interface TenantView {
   /** Name and colour of its public pages; `logo` is the logo's hash when it has one. */
   branding: { name?: string; colour?: string; logo?: string };
   created_at: string;
+  /** What it uses of its quotas, counted when listed (docs/tenants.md, "Step 4: quotas"). */
+  usage?: Record<'bytes' | 'files' | 'people' | 'links', number>;
 }

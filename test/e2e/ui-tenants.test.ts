@@ -156,4 +156,13 @@ describe('tenants in the browser', { skip, timeout: 300_000 }, () => {
     assert.equal(await visitor.locator('header.brand').count(), 0);
     await ctx.close();
   });
+
+  test("the operator's Tenants screen shows what the tenant uses of its quotas", async () => {
+    await op.reload();
+    const usage = op.getByRole('row', { name: /alpha/ }).getByTestId('tenant-usage');
+    // Its first admin and the person it added, against the 5 the operator allowed; the link it shared; no other limits.
+    await usage.getByText('People: 2 of 5').waitFor();
+    await usage.getByText('Live links: 1 (no limit)').waitFor();
+    assert.match(await usage.innerText(), /Files: \d+ \(no limit\)/);
+  });
 });

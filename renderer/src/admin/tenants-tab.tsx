@@ -11,6 +11,7 @@ import { ConfirmDialog, FormFooter } from '../ui/forms';
 import { errorText, useToast } from '../ui/toast';
 import { useSubmit } from '../ui/use-submit';
 import { ActionsTableHead } from '../ui/table-head';
+import { formatBytes } from '../lib/format';
 import * as api from './tenants-api';
 
 /** The installation's own tenant: never suspended nor deleted. */
@@ -50,7 +51,7 @@ export function TenantsTab() {
           ) : (
             <div className="table-wrap">
               <table className="table" data-testid="tenants">
-                <ActionsTableHead columns={[t('tenants.slug'), t('tenants.name'), t('tenants.hostnames'), t('tenants.status')]} />
+                <ActionsTableHead columns={[t('tenants.slug'), t('tenants.name'), t('tenants.hostnames'), t('tenants.status'), t('status.quotas')]} />
                 <tbody>
                   {rows.map((x) => (
                     <tr key={x.id}>
@@ -58,6 +59,9 @@ export function TenantsTab() {
                       <td>{x.name}</td>
                       <td>{x.hostnames.join(', ')}</td>
                       <td>{t(x.status === 'active' ? 'tenants.status.active' : 'tenants.status.suspended')}</td>
+                      <td data-testid="tenant-usage">
+                        <Usage x={x} />
+                      </td>
                       <td>
                         <div className="row-actions">
                           <button type="button" className="small" onClick={() => setEditing(x)} aria-label={t('tenants.edit', { name: x.name })}>
@@ -234,5 +238,24 @@ function EditTenantDialog({ tenant, onSaved, onClose }: { tenant: TenantView; on
         <FormFooter error={error} disabled={busy} submitLabel={t('common.save')} onCancel={onClose} />
       </form>
     </Dialog>
+  );
+}
+
+const USAGE_KINDS = ['bytes', 'files', 'people', 'links'] as const;
+
+/** What a tenant uses of each quota, one line each ("no limit" where it has none: 0 or unset). */
+function Usage({ x }: { x: TenantView }) {
+  const { t } = useI18n();
+  if (!x.usage) return null;
+  const shown = (k: (typeof USAGE_KINDS)[number], n: number) => (k === 'bytes' ? formatBytes(n) : String(n));
+  return (
+    <>
+      {USAGE_KINDS.map((k) => {
+        const limit = x.quotas[k];
+        const what = t(`status.quota_${k}`);
+        const used = shown(k, x.usage![k]);
+        return <div key={k}>{limit ? t('status.quota_of', { what, used, limit: shown(k, limit) }) : t('status.quota_free', { what, used })}</div>;
+      })}
+    </>
   );
 }
