@@ -10,6 +10,8 @@ import type { AdminStatus, TenantQuotaUsage } from '../../../server/contract';
 import { formatBytes } from '../lib/format';
 import { useI18n } from '../i18n';
 import { errorText } from '../ui/toast';
+import { ApiError } from '../api/client';
+import { useSession } from '../auth/session';
 import * as admin from './admin-api';
 import { BackupStatus } from './backup-status';
 
@@ -22,6 +24,8 @@ export function StatusTab() {
   const [s, setS] = useState<AdminStatus | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [tick, setTick] = useState(0);
+  // Quotas exist in multi-tenant mode only (no route otherwise): the operator sees its own tenant's beside the status.
+  const operator = !!useSession().user?.platform_operator;
   useEffect(() => {
     let live = true;
     const load = () =>
@@ -36,11 +40,11 @@ export function StatusTab() {
       clearInterval(timer);
     };
   }, []);
-  // A tenant admin reads their tenant's quotas; the rest of the status is the platform operator's (403 to them).
+  // A tenant admin reads their tenant's quotas; the rest of the status is the platform operator's (403 `supertenant_only` to them).
   if (error && !s)
     return (
       <div className="settings" data-testid="admin-status">
-        <QuotaStatus tick={tick} />
+        {error instanceof ApiError && error.code === 'supertenant_only' && <QuotaStatus tick={tick} />}
         <p className="error" role="alert">
           {errorText(error, t)}
         </p>
@@ -137,7 +141,7 @@ export function StatusTab() {
           </ul>
         )}
       </section>
-      <QuotaStatus tick={tick} />
+      {operator && <QuotaStatus tick={tick} />}
       <TextIndexStatus status={s.text_index} />
       <BackupStatus tick={tick} />
       <section className="card" aria-label={t('status.health')}>
