@@ -6,13 +6,13 @@
  * alternating: a 100-entry folder's listing and the 4 KiB `GET /api/files/raw`, wrk at 32 connections; req/s,
  * p99 and CPU µs per request from /proc. Target: within 5 % of single-tenant mode.
  *
- *   npm run bench -- tenants   (BENCH_TENANTS=100, BENCH_RUNS=3, BENCH_SECONDS=8)
+ *   npm run bench -- tenants   (BENCH_TENANTS=100, BENCH_RUNS=5, BENCH_SECONDS=8, BENCH_CPU_PROF=<dir>)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { cpuTimes, ensureBuilt, median, sleep, startService, table, wrk, type Service } from './lib';
+import { cpuTimes, ensureBuilt, latestMainProfile, median, monotonicUs, profileSummary, sleep, startService, table, wrk, type Service } from './lib';
 import { adminEnv, mount } from './download';
 import { tempDir } from '../test/helpers/tools';
 
@@ -20,9 +20,12 @@ const TENANTS = Number(process.env.BENCH_TENANTS ?? 100);
 const PEOPLE = 10;
 const FOLDERS = 100;
 const PER_FOLDER = 100;
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNS = 32;
+/** BENCH_CPU_PROF=<dir>: both services run under `--cpu-prof` (into <dir>/single and <dir>/multi; written at the stop). */
+const PROF = process.env.BENCH_CPU_PROF;
+const profArgs = (name: string): string[] => (PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(PROF, name)}`] : []);
 const BOSS = { password: 'bench-password-1' };
 const json = { 'content-type': 'application/json' };
 // Cheaper password hashing: 1,100 accounts are made; the requests measured carry bearer tokens, never a password.
@@ -74,6 +77,18 @@ async function synced(svc: Service, token: string, base = ''): Promise<void> {
   }
 }
 
+/** Waits until a process has used under 5 % of a core over 3 s (at most 10 minutes; 100 idle tenants use ~3 %); returns the seconds waited. */
+async function idle(pid: number): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const a = cpuTimes(pid);
+    await sleep(3000);
+    const b = cpuTimes(pid);
+    const waited = Math.round((performance.now() - t0) / 1000);
+    if (b.user + b.sys - a.user - a.sys < 0.15 || waited > 600) return waited;
+  }
+}
+
 async function main(): Promise<void> {
   ensureBuilt();
   const files = tempDir('filedock-bench-tenants-');
@@ -82,8 +97,10 @@ async function main(): Promise<void> {
   for (let t = 0; t < TENANTS; t++) tree(join(files.dir, `t${t}`));
   console.log(`trees written: ${TENANTS + 1} × ${FOLDERS * PER_FOLDER + 1} files in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-  const single = await startService(env);
-  const multi = await startService({ ...env, SERVICE_MULTI_TENANT: '1' });
+  /** The multi-tenant service's measured stretches, for its profile. */
+  const windows = new Map<Service, Array<[number, number]>>();
+  const single = await startService(env, profArgs('single'));
+  const multi = await startService({ ...env, SERVICE_MULTI_TENANT: '1' }, profArgs('multi'));
   try {
     const singleToken = await mount(single, 'Docs', join(files.dir, 'single'));
     await synced(single, singleToken);
@@ -134,8 +151,9 @@ async function main(): Promise<void> {
         const r = await get(svc.port, path, headers);
         if (r.status !== 200) throw new Error(`${tname} ${path}: ${r.status} ${r.body.slice(0, 300)}`);
       }
-    // Let the first syncs' follow-up work (search names, thumbnails' checks) finish before measuring.
-    await sleep(15_000);
+    // The first syncs' follow-up work (search names of a million files, thumbnails' checks) runs in the background:
+    // measure each service once it idles, not while it catches up (its CPU would be charged to the requests).
+    for (const [tname, svc] of targets) console.log(`${tname}: idle after ${await idle(svc.proc.pid!)} s`);
 
     const got = new Map<string, Array<{ rps: number; p99: number; cpuUs: number }>>();
     for (let run = 0; run < RUNS; run++)
@@ -143,8 +161,10 @@ async function main(): Promise<void> {
         for (const [tname, svc, headers] of run % 2 ? [...targets].reverse() : targets) {
           const pid = svc.proc.pid!;
           const c0 = cpuTimes(pid);
+          const w0 = monotonicUs();
           const r = await wrk(svc.url + path, { connections: CONNS, seconds: SECONDS, headers });
           const c1 = cpuTimes(pid);
+          windows.set(svc, [...(windows.get(svc) ?? []), [w0, monotonicUs()]]);
           if (r.errors || r.non2xx) console.log(`${tname} ${wname} round ${run + 1}: ${r.errors} socket errors, ${r.non2xx} answers not 2xx/3xx`);
           const key = `${wname}\0${tname}`;
           got.set(key, [...(got.get(key) ?? []), { rps: r.rps, p99: r.p99, cpuUs: ((c1.user + c1.sys - c0.user - c0.sys) * 1e6) / r.requests }]);
@@ -182,6 +202,16 @@ async function main(): Promise<void> {
     await multi.stop();
     files.cleanup();
   }
+  if (PROF)
+    for (const [name, svc] of [
+      ['single', single],
+      ['multi', multi],
+    ] as const) {
+      const prof = latestMainProfile(join(PROF, name));
+      if (!prof) continue;
+      table(`The ${name}-tenant service's main thread while measured (${prof})`, profileSummary(prof, 30, windows.get(svc)));
+      writeFileSync(`${prof}.windows.json`, JSON.stringify(windows.get(svc)));
+    }
 }
 
 main().catch((e) => {
