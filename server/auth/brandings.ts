@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../errors';
 import type { EventBus, ActorRef, RequestMeta } from '../events';
 import type { ChangeChannel, TenantScope } from '../db';
+import { reloadOn } from '../db/channel';
 import type { TenantRecordsRepo } from './tenant-records.repo';
 import type { TenantLogo, TenantLogosRepo } from './tenant-logos.repo';
 
@@ -133,10 +134,8 @@ export class Brandings {
 
   attachChannel(channel: ChangeChannel): void {
     this.channel = channel;
-    channel.subscribe((event) => {
-      // The directory's notice too: a tenant created, changed or deleted by the operator on another instance.
-      if (event === NOTICE || event === 'tenants.changed' || event === 'resync') this.load().catch(() => {});
-    });
+    // The directory's notice too: a tenant created, changed or deleted by the operator on another instance.
+    reloadOn(channel, [NOTICE, 'tenants.changed'], () => this.load());
   }
 
   private async tenant(t: TenantScope) {

@@ -5,6 +5,7 @@
  * and links at once.
  */
 import type { ChangeChannel, TenantScope } from '../db';
+import { reloadOn } from '../db/channel';
 import type { TenantRecordsRepo } from './tenant-records.repo';
 
 const NOTICE = 'tenants.changed';
@@ -76,9 +77,6 @@ export class TenantDirectory {
 
   attachChannel(channel: ChangeChannel): void {
     this.channel = channel;
-    channel.subscribe((event) => {
-      // A failed re-read (database away) keeps the copy; the next notice or resync reads again.
-      if (event === NOTICE || event === 'resync') this.load().catch(() => {});
-    });
+    reloadOn(channel, [NOTICE], () => this.load());
   }
 }

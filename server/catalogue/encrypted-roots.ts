@@ -10,6 +10,7 @@
  * (editor at the root, capped like any grant by role and read-only storages).
  */
 import type { ChangeChannel, Db, TenantScope } from '../db';
+import { reloadOn } from '../db/channel';
 import { isWithin } from '../lib/paths';
 import { EncryptedRootsRepo } from './encrypted-roots.repo';
 import type { Grant } from './storages.repo';
@@ -82,9 +83,12 @@ export class EncryptedRoots {
 
   attachChannel(channel: ChangeChannel): void {
     this.channel = channel;
-    channel.subscribe((event) => {
-      if (event === NOTICE || event === 'resync') this.reload().catch((e) => this.log('encrypted folders could not be read again now', e));
-    });
+    reloadOn(
+      channel,
+      [NOTICE],
+      () => this.reload(),
+      (e) => this.log('encrypted folders could not be read again now', e),
+    );
   }
 
   /** After the vault module's write committed: read again, and tell the other instances. */

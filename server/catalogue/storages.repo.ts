@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChangeChannel, Db, Statement, TenantScope, Tx, Unit } from '../db';
 import { driveSync, tx } from '../db/async';
+import { reloadOn } from '../db/channel';
 import type { StoragesTable } from '../db/tables';
 
 export type StorageRow = Omit<StoragesTable, 'id'> & { id: number };
@@ -149,10 +150,8 @@ export class StoragesRepo {
   /** Hears the other instances' writes (PostgreSQL) and tells them of this one's. */
   attachChannel(channel: ChangeChannel): void {
     this.channel = channel;
-    channel.subscribe((event) => {
-      // A failed re-read (database away) keeps the copy; the next notice, write or resync reads again.
-      if (event === NOTICE || event === 'resync') this.reload().catch(() => {});
-    });
+    // A failed re-read keeps the copy; the next notice, write or resync reads again.
+    reloadOn(channel, [NOTICE], () => this.reload());
   }
 
   private apply(n: number, d: { rows: StorageRow[]; grants: GrantRow[] }): void {

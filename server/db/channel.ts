@@ -34,6 +34,16 @@ export interface ChangeChannel {
   close(): Promise<void>;
 }
 
+/**
+ * Keeps an in-memory copy current across instances: `reload` runs on any of `events` from another instance and
+ * on `resync`. A failed read (the database away) keeps the copy until the next notice or resync.
+ */
+export function reloadOn(channel: ChangeChannel, events: readonly string[], reload: () => Promise<void>, onError: (e: unknown) => void = () => {}): void {
+  channel.subscribe((event) => {
+    if (event === 'resync' || events.includes(event)) reload().catch(onError);
+  });
+}
+
 /** SQLite: the only instance; nothing to tell. */
 export function localChannel(instanceId: string): ChangeChannel {
   return { instanceId, shared: false, publish() {}, subscribe: () => () => {}, async close() {} };

@@ -1,9 +1,9 @@
 /**
- * Multi-tenant mode's tables (docs/tenants.md): which tables hold a tenant's data (`TENANT_OWNED`: every
- * one carries `tenant_id`), and which of them are scoped so far (`SCOPED`: every statement over them
- * filters by `tenant_id`, or sets it on insert). The run-time guard (tenant-guard.ts) and the static scan
- * (test/architecture/tenant-scope.test.ts) read the same list; a cluster is scoped by moving its tables
- * into `SCOPED` once its repositories and their callers pass a `TenantScope`.
+ * Multi-tenant mode's tables (docs/tenants.md): the tables holding a tenant's data (`SCOPED`: every one
+ * carries `tenant_id`, and every statement over them filters by it, or sets it on insert; children reached
+ * through a parent carry it too). The run-time guard (tenant-guard.ts) and the static scan
+ * (test/architecture/tenant-scope.test.ts) read the same list; a new tenant-owned table joins it with its
+ * repositories taking a `TenantScope`.
  */
 
 /** The tenant a statement is about; every repository method over a scoped table takes one first. */
@@ -83,9 +83,6 @@ export const SCOPED = [
   'docserver_saves',
   'tenant_logos',
 ] as const;
-
-/** Every table holding a tenant's rows (children reached through a parent carry the id too). */
-export const TENANT_OWNED = [...SCOPED] as const;
 
 /** Row type of a scoped table: its tenant is always set (the guard refuses an insert without it). */
 export interface TenantRow {

@@ -7,12 +7,12 @@
  */
 import { useEffect, useState } from 'react';
 import type { AdminStatus, TenantQuotaUsage } from '../../../server/contract';
-import { formatBytes } from '../lib/format';
 import { useI18n } from '../i18n';
 import { errorText } from '../ui/toast';
 import { ApiError } from '../api/client';
 import { useSession } from '../auth/session';
 import * as admin from './admin-api';
+import { QUOTA_KINDS, quotaLine } from './quota-line';
 import { BackupStatus } from './backup-status';
 
 const REFRESH_MS = 5000;
@@ -152,8 +152,6 @@ export function StatusTab() {
   );
 }
 
-const QUOTA_KINDS = ['bytes', 'files', 'people', 'links'] as const;
-
 /**
  * The tenant's quotas and what it uses of each (multi-tenant mode, GET /api/admin/quotas; docs/tenants.md,
  * "Step 4: quotas"): nothing where the route does not exist (single-tenant mode). Read again with each status refresh.
@@ -172,7 +170,6 @@ function QuotaStatus({ tick }: { tick: number }) {
     };
   }, [tick]);
   if (!q) return null;
-  const shown = (k: (typeof QUOTA_KINDS)[number], n: number) => (k === 'bytes' ? formatBytes(n) : String(n));
   return (
     <section className="card" aria-label={t('status.quotas')} data-testid="status-quotas">
       <h2>{t('status.quotas')}</h2>
@@ -182,9 +179,7 @@ function QuotaStatus({ tick }: { tick: number }) {
           const over = line.limit !== null && line.used >= line.limit;
           return (
             <li key={k} data-quota={k}>
-              {line.limit === null
-                ? t('status.quota_free', { what: t(`status.quota_${k}`), used: shown(k, line.used) })
-                : t('status.quota_of', { what: t(`status.quota_${k}`), used: shown(k, line.used), limit: shown(k, line.limit) })}
+              {quotaLine(t, k, line.used, line.limit)}
               {over && (
                 <>
                   {' '}

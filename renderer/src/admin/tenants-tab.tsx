@@ -11,8 +11,8 @@ import { ConfirmDialog, FormFooter } from '../ui/forms';
 import { errorText, useToast } from '../ui/toast';
 import { useSubmit } from '../ui/use-submit';
 import { ActionsTableHead } from '../ui/table-head';
-import { formatBytes } from '../lib/format';
 import * as api from './tenants-api';
+import { QUOTA_KINDS, quotaLine } from './quota-line';
 
 /** The installation's own tenant: never suspended nor deleted. */
 const OWN = 1;
@@ -241,21 +241,16 @@ function EditTenantDialog({ tenant, onSaved, onClose }: { tenant: TenantView; on
   );
 }
 
-const USAGE_KINDS = ['bytes', 'files', 'people', 'links'] as const;
-
 /** What a tenant uses of each quota, one line each ("no limit" where it has none: 0 or unset). */
 function Usage({ x }: { x: TenantView }) {
   const { t } = useI18n();
-  if (!x.usage) return null;
-  const shown = (k: (typeof USAGE_KINDS)[number], n: number) => (k === 'bytes' ? formatBytes(n) : String(n));
+  const usage = x.usage;
+  if (!usage) return null;
   return (
     <>
-      {USAGE_KINDS.map((k) => {
-        const limit = x.quotas[k];
-        const what = t(`status.quota_${k}`);
-        const used = shown(k, x.usage![k]);
-        return <div key={k}>{limit ? t('status.quota_of', { what, used, limit: shown(k, limit) }) : t('status.quota_free', { what, used })}</div>;
-      })}
+      {QUOTA_KINDS.map((k) => (
+        <div key={k}>{quotaLine(t, k, usage[k], x.quotas[k])}</div>
+      ))}
     </>
   );
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { migrate } from '..';
 import { MIGRATIONS } from '.';
-import { TENANT_OWNED } from '../tenant-tables';
+import { SCOPED } from '../tenant-tables';
 
 const NOW = '2026-12-06T22:00:00.000Z';
 const upTo = (name: string) => MIGRATIONS.filter((m) => m.name <= name);
@@ -16,7 +16,7 @@ const tenantColumn = (db: Database.Database, table: string) =>
 test('every tenant-owned table, whichever migration made it, has tenant_id NOT NULL DEFAULT 1', () => {
   const db = new Database(':memory:');
   migrate(db, MIGRATIONS);
-  for (const t of TENANT_OWNED) assert.deepEqual(tenantColumn(db, t), { notnull: 1, dflt_value: '1' }, `${t}.tenant_id`);
+  for (const t of SCOPED) assert.deepEqual(tenantColumn(db, t), { notnull: 1, dflt_value: '1' }, `${t}.tenant_id`);
   db.close();
 });
 
@@ -35,7 +35,7 @@ test('the tenants migration keeps every row as tenant 1’s, keys intact, names 
   assert.deepEqual(db.prepare('SELECT id, slug, status FROM tenants').all(), [{ id: 1, slug: 'default', status: 'active' }]);
   // Tables made after this migration carry `tenant_id` from their own (the test below).
   const made = (t: string) => !!db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(t);
-  for (const t of TENANT_OWNED.filter(made)) {
+  for (const t of SCOPED.filter(made)) {
     assert.deepEqual(tenantColumn(db, t), { notnull: 1, dflt_value: '1' }, `${t}.tenant_id`);
   }
   assert.deepEqual(db.prepare('SELECT id, email, tenant_id FROM users').all(), [{ id: 7, email: 'Ann@x.test', tenant_id: 1 }]);
