@@ -171,7 +171,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
           links: (t) => shares.service.repo.activeCount(t, new Date().toISOString()),
         })
       : null;
-    if (quotas) auth.users.beforeCreate((t) => quotas.checkPeople(t));
+    if (quotas) auth.users.limitPeople((t) => quotas.limit(t, 'people'));
     const oidc = createOidc({
       db,
       bus,

@@ -80,7 +80,7 @@ export function createShares(d: SharesDeps) {
     onEnded: (id) => void zips?.ended(id),
     onCreated: (row) => void zips?.warmOne(row),
     onResumed: (row) => guard?.forget(row),
-    checkLinks: d.quotas ? (t) => d.quotas!.checkLinks(t) : undefined,
+    linkLimit: d.quotas ? (t) => d.quotas!.limit(t, 'links') : undefined,
   });
   guard = new LinkGuard(service, d.guardLimits, d.db, d.guardLease, d.log);
   zips = new ShareZips({

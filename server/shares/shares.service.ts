@@ -99,8 +99,8 @@ export interface SharesOptions {
   onEnded?: (shareId: number) => void;
   /** Called after a link is created (the ZIP warmer pre-builds folder archives). */
   onCreated?: (row: ShareRow) => void;
-  /** Refuses one more live link of the tenant (its `links` quota: auth/tenant-quotas.ts); none in single-tenant mode. */
-  checkLinks?: (t: TenantScope) => Promise<void>;
+  /** The tenant's `links` quota (auth/tenant-quotas.ts; null: none), counted with the insert; none in single-tenant mode. */
+  linkLimit?: (t: TenantScope) => number | null;
   /** Told when a suspended link is re-enabled (the guard forgets what it counted). */
   onResumed?: (row: ShareRow) => Promise<void> | undefined;
 }
@@ -252,8 +252,7 @@ export class SharesService {
    * tenant's storage is refused as a missing path would be (`not_found`).
    */
   private async insert(owner: TenantScope, s: NewShare): Promise<ShareRow> {
-    await this.o.checkLinks?.(owner);
-    const id = await this.o.repo.insert(owner, s);
+    const id = await this.o.repo.insert(owner, s, this.o.linkLimit?.(owner) ?? null);
     const row = id === undefined ? undefined : await this.o.repo.byId(owner, id);
     if (!row) throw new AppError('not_found');
     return row;
