@@ -401,6 +401,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       mailer,
       secretKey,
       publicUrl: config.publicUrl,
+      tenantAddress: tenants ? (t, installation) => tenants.address(t, installation) : undefined,
       zipDir: dirs.zips,
       zipWarmMaxBytes: config.shareZipWarmMaxBytes,
       zipMaxAgeMs: config.shareZipMaxAge,
