@@ -28,7 +28,18 @@ import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from 
 import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
-import { Brandings, TenantDirectory, TenantLogosRepo, TenantPurge, TenantQuotas, TenantRecordsRepo, TenantsService, createAuth, createOidc, setPasswordCost } from './auth';
+import {
+  Brandings,
+  TenantDirectory,
+  TenantLogosRepo,
+  TenantPurge,
+  TenantQuotas,
+  TenantRecordsRepo,
+  TenantsService,
+  createAuth,
+  createOidc,
+  setPasswordCost,
+} from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, loadPluginDriver, type VolumeProbe } from './storage';
 import {
   createCatalogue,

@@ -41,7 +41,13 @@ export class TenantDirectory {
     const next: Snapshot = { bySlug: new Map(), byHost: new Map(), byId: new Map(), active: [] };
     const active: TenantScope[] = [];
     for (const t of await this.repo.all()) {
-      const e: TenantEntry = { scope: Object.freeze({ tenant_id: t.id }), slug: t.slug, host: t.hostnames[0]?.toLowerCase() ?? null, suspended: t.status === 'suspended', quotas: t.quotas };
+      const e: TenantEntry = {
+        scope: Object.freeze({ tenant_id: t.id }),
+        slug: t.slug,
+        host: t.hostnames[0]?.toLowerCase() ?? null,
+        suspended: t.status === 'suspended',
+        quotas: t.quotas,
+      };
       next.bySlug.set(t.slug, e);
       next.byId.set(t.id, e);
       for (const h of t.hostnames) next.byHost.set(h.toLowerCase(), e);

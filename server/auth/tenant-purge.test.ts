@@ -58,7 +58,8 @@ test('the purge order names every scoped table once, each child before the paren
   const late: string[] = [];
   for (const child of PURGE_ORDER) {
     const parents = db.prepare('SELECT DISTINCT "table" AS p FROM pragma_foreign_key_list(?)').all(child) as Array<{ p: string }>;
-    for (const { p } of parents) if (scoped.has(p) && p !== child && PURGE_ORDER.indexOf(p as never) < PURGE_ORDER.indexOf(child)) late.push(`${child} after ${p}`);
+    for (const { p } of parents)
+      if (scoped.has(p) && p !== child && PURGE_ORDER.indexOf(p as never) < PURGE_ORDER.indexOf(child)) late.push(`${child} after ${p}`);
   }
   db.close();
   assert.deepEqual(late, []);

@@ -133,7 +133,12 @@ export class TenantRecordsRepo {
   /** Marks a tombstone purged: every module's rows of it are gone. Idempotent; a live tenant is never marked. */
   async markPurged(id: number): Promise<void> {
     await this.db.async.run(
-      this.db.k.updateTable('tenants').set({ purged_at: new Date().toISOString() }).where('id', '=', id).where('deleted_at', 'is not', null).where('purged_at', 'is', null),
+      this.db.k
+        .updateTable('tenants')
+        .set({ purged_at: new Date().toISOString() })
+        .where('id', '=', id)
+        .where('deleted_at', 'is not', null)
+        .where('purged_at', 'is', null),
     );
   }
 }

@@ -120,7 +120,10 @@ test('tenant 1’s share-mail is unchanged: the installation’s address', async
   const root = tempDir('filedock-mail-own-');
   roots.push(root);
   writeFileSync(join(root.dir, 'a.txt'), 'own text');
-  const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'Own', driver: 'local', rbac_enabled: false, config: { path: root.dir } } });
+  const st = await s.api('POST', '/api/admin/storages', {
+    token: admin,
+    body: { name: 'Own', driver: 'local', rbac_enabled: false, config: { path: root.dir } },
+  });
   assert.equal(st.status, 200, JSON.stringify(st.body));
   const { token, sent } = await mailed({ on: (m, p, o) => s.api(m, p, o), token: admin }, 'three@example.test', '/Own/a.txt');
   assert.equal(sent, `http://127.0.0.1:${port}/s/${token}`);
