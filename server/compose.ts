@@ -14,6 +14,7 @@ import type { Config } from './config';
 import {
   DEFAULT_TENANT,
   InstancesRepo,
+  TenantPurgeRepo,
   type TenantScope,
   cliAppName,
   localChannel,
@@ -27,7 +28,18 @@ import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from 
 import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
-import { Brandings, TenantDirectory, TenantLogosRepo, TenantQuotas, TenantRecordsRepo, TenantsService, createAuth, createOidc, setPasswordCost } from './auth';
+import {
+  Brandings,
+  TenantDirectory,
+  TenantLogosRepo,
+  TenantPurge,
+  TenantQuotas,
+  TenantRecordsRepo,
+  TenantsService,
+  createAuth,
+  createOidc,
+  setPasswordCost,
+} from './auth';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, loadPluginDriver, type VolumeProbe } from './storage';
 import {
   createCatalogue,
@@ -158,7 +170,10 @@ export async function compose(config: Config, opts: ComposeOptions) {
     const brandings = new Brandings(tenantRecords, new TenantLogosRepo(db), bus);
     await brandings.load();
     brandings.attachChannel(channel);
-    const platformTenants = tenants ? new TenantsService(tenantRecords, tenants, auth.users, bus, brandings) : null;
+    // A deleted tenant's rows in every module, removed by an op after the delete (also after a restart).
+    const tenantPurge = new TenantPurge({ repo: new TenantPurgeRepo(db), records: tenantRecords, queue });
+    tenantPurge.register();
+    const platformTenants = tenants ? new TenantsService(tenantRecords, tenants, auth.users, bus, brandings, tenantPurge) : null;
     // Quotas per tenant (docs/tenants.md, "Step 4: quotas"): read from the directory, counted from the catalogue
     // (reached at call time: built below), the people and the links. Single-tenant mode checks none.
     const quotas = tenants
@@ -167,7 +182,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
           links: (t) => shares.service.repo.activeCount(t, new Date().toISOString()),
         })
       : null;
-    if (quotas) auth.users.beforeCreate((t) => quotas.checkPeople(t));
+    if (quotas) auth.users.limitPeople((t) => quotas.limit(t, 'people'));
     const oidc = createOidc({
       db,
       bus,
@@ -397,6 +412,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       mailer,
       secretKey,
       publicUrl: config.publicUrl,
+      tenantAddress: tenants ? (t, installation) => tenants.address(t, installation) : undefined,
       zipDir: dirs.zips,
       zipWarmMaxBytes: config.shareZipWarmMaxBytes,
       zipMaxAgeMs: config.shareZipMaxAge,
@@ -550,6 +566,7 @@ export async function compose(config: Config, opts: ComposeOptions) {
       tenants,
       /** The operator's tenant routes' service (multi-tenant mode only). */
       platformTenants,
+      tenantPurge,
       brandings,
       /** The tenants' quotas (multi-tenant mode only). */
       quotas,

@@ -22,6 +22,7 @@ export const JOB_NAMES = [
   'plugin-action',
   'backup.run',
   'app_store.install',
+  'tenant.purge',
 ] as const satisfies readonly JobName[];
 
 /** Throws (boot fails) naming every job kind that has no handler on `queue`. */

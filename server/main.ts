@@ -415,6 +415,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     sv.backups.schedule(scheduler);
     sv.governor.start();
     await queue.start({ alone: sv.alone });
+    // Deleted tenants whose rows a restart cut off from their purge (docs/tenants.md, "Step 4: the leftovers").
+    sv.tenantPurge.resume().catch((e) => log.warn('queueing the purge of deleted tenants at start failed', e));
     // Files a crash left waiting for text extraction with no op queued for them.
     if (config.textIndex) sv.textIndex.resume().catch((e) => log.warn('queueing text extraction at start failed', e));
     await sv.appPlugins.start();

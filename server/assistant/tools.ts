@@ -224,7 +224,8 @@ export const TOOLS: ToolSpec[] = [
         { path: i.path.replace(/^\/([^/]+)\/?/, '$1://'), kind: 'link', ...(i.days ? { ttlMs: i.days * 86_400_000 } : {}) },
         d.publicUrl,
       );
-      return json({ id: v.id, url: v.url, expires_at: v.expires_at });
+      // The link opens in the person's tenant wherever its recipient opens it.
+      return json({ id: v.id, url: d.shares.service.sentUrlOf({ ...v, tenant_id: actorTenant(actor).tenant_id }, d.publicUrl), expires_at: v.expires_at });
     },
   }),
   tool({
@@ -238,7 +239,8 @@ export const TOOLS: ToolSpec[] = [
         { path: i.path.replace(/^\/([^/]+)\/?/, '$1://'), kind: 'drop', ...(i.days ? { ttlMs: i.days * 86_400_000 } : {}) },
         d.publicUrl,
       );
-      return json({ id: v.id, url: v.url, expires_at: v.expires_at });
+      // The link opens in the person's tenant wherever its recipient opens it.
+      return json({ id: v.id, url: d.shares.service.sentUrlOf({ ...v, tenant_id: actorTenant(actor).tenant_id }, d.publicUrl), expires_at: v.expires_at });
     },
   }),
   tool({

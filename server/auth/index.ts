@@ -19,7 +19,8 @@ export { createOidc, OidcError, safeNext, type Oidc, type OidcFailure, type Oidc
 
 export { AuthService, type LoginResult } from './auth.service';
 export { TenantDirectory, type TenantEntry } from './tenant-directory';
-export { TenantQuotas } from './tenant-quotas';
+export { TenantQuotas, tenantOverQuota } from './tenant-quotas';
+export { TenantPurge, TENANT_PURGE_JOB } from './tenant-purge';
 export { TenantsService, type NewTenant } from './tenants.service';
 export { Brandings, COLOUR, LOGO_MAX_BYTES, type Branding } from './brandings';
 export { TenantLogosRepo } from './tenant-logos.repo';

@@ -4,7 +4,7 @@
  * (`changed`), and on the other instances through the change channel, so a suspension stops sessions, keys
  * and links at once.
  */
-import type { ChangeChannel, TenantScope } from '../db';
+import { DEFAULT_TENANT, type ChangeChannel, type TenantScope } from '../db';
 import { reloadOn } from '../db/channel';
 import type { TenantRecordsRepo } from './tenant-records.repo';
 
@@ -15,6 +15,8 @@ export interface TenantEntry {
   /** The scope its statements run in (only `tenant_id`: it is passed to the repositories as is). */
   scope: TenantScope;
   slug: string;
+  /** Its first host name (lower case), or null: only its `/t/<slug>` prefix selects it. */
+  host: string | null;
   suspended: boolean;
   /** What the operator set (docs/tenants.md, "Step 4: quotas"): read at every write, so held here with the status. */
   quotas: Readonly<Record<string, number>>;
@@ -40,7 +42,13 @@ export class TenantDirectory {
     const next: Snapshot = { bySlug: new Map(), byHost: new Map(), byId: new Map(), active: [] };
     const active: TenantScope[] = [];
     for (const t of await this.repo.all()) {
-      const e: TenantEntry = { scope: Object.freeze({ tenant_id: t.id }), slug: t.slug, suspended: t.status === 'suspended', quotas: t.quotas };
+      const e: TenantEntry = {
+        scope: Object.freeze({ tenant_id: t.id }),
+        slug: t.slug,
+        host: t.hostnames[0]?.toLowerCase() ?? null,
+        suspended: t.status === 'suspended',
+        quotas: t.quotas,
+      };
       next.bySlug.set(t.slug, e);
       next.byId.set(t.id, e);
       for (const h of t.hostnames) next.byHost.set(h.toLowerCase(), e);
@@ -62,6 +70,23 @@ export class TenantDirectory {
   /** A tenant by id, or undefined (deleted, or not loaded yet). */
   byId(id: number): TenantEntry | undefined {
     return this.snap.byId.get(id);
+  }
+
+  /**
+   * Where the tenant's links start for someone not on the current request (a mail, the assistant's answer):
+   * its first host name with the scheme and port of `installation` (the installation's address), else
+   * `installation` followed by `/t/<slug>`. Tenant 1, and a tenant this directory does not know, keep
+   * `installation`. An empty `installation` (no public URL and no request) gives the relative `/t/<slug>`,
+   * which opens in the tenant from any of the installation's addresses.
+   */
+  address(t: TenantScope, installation: string): string {
+    const e = t.tenant_id === DEFAULT_TENANT.tenant_id ? undefined : this.byId(t.tenant_id);
+    if (!e) return installation;
+    if (e.host && installation) {
+      const u = new URL(installation);
+      return `${u.protocol}//${e.host}${u.port ? `:${u.port}` : ''}`;
+    }
+    return `${installation}/t/${e.slug}`;
   }
 
   /** Every tenant not suspended, in id order (where a key that says its own tenant may be looked for). */

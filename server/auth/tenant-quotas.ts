@@ -79,20 +79,4 @@ export class TenantQuotas {
     if (bytes > 0 && use.bytes + bytes > maxBytes) throw tenantOverQuota('bytes', maxBytes, use.bytes);
     return { free: Math.max(0, maxBytes - use.bytes - Math.max(0, bytes)), over: () => tenantOverQuota('bytes', maxBytes, use.bytes) };
   }
-
-  /** Refuses one more person over the tenant's `people` quota. */
-  async checkPeople(t: TenantScope): Promise<void> {
-    const max = this.limit(t, 'people');
-    if (max === null) return;
-    const n = await this.users.count(t);
-    if (n + 1 > max) throw tenantOverQuota('people', max, n);
-  }
-
-  /** Refuses one more live link (or file request) over the tenant's `links` quota. */
-  async checkLinks(t: TenantScope): Promise<void> {
-    const max = this.limit(t, 'links');
-    if (max === null) return;
-    const n = await this.counts.links(t);
-    if (n + 1 > max) throw tenantOverQuota('links', max, n);
-  }
 }

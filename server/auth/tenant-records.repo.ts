@@ -123,6 +123,24 @@ export class TenantRecordsRepo {
       return (yield* tx.run(tenant)) > 0;
     });
   }
+
+  /** The tombstones whose rows in other modules are not all removed yet (db's `TenantPurgeRepo`), in id order. */
+  async unpurged(): Promise<number[]> {
+    const q = this.db.k.selectFrom('tenants').select('id').where('deleted_at', 'is not', null).where('purged_at', 'is', null).orderBy('id');
+    return (await this.db.async.all(q)).map((r) => Number(r.id));
+  }
+
+  /** Marks a tombstone purged: every module's rows of it are gone. Idempotent; a live tenant is never marked. */
+  async markPurged(id: number): Promise<void> {
+    await this.db.async.run(
+      this.db.k
+        .updateTable('tenants')
+        .set({ purged_at: new Date().toISOString() })
+        .where('id', '=', id)
+        .where('deleted_at', 'is not', null)
+        .where('purged_at', 'is', null),
+    );
+  }
 }
 
 /** The JSON columns of a change, as stored. */

@@ -11,6 +11,7 @@ import type { TenantDirectory } from './tenant-directory';
 import type { Brandings } from './brandings';
 import type { TenantFields, TenantRecord, TenantRecordsRepo } from './tenant-records.repo';
 import type { UsersService } from './users.service';
+import type { TenantPurge } from './tenant-purge';
 
 export interface NewTenant extends Omit<TenantFields, 'status'> {
   /** Its first admin, who signs in on the tenant's host or prefix. */
@@ -29,6 +30,7 @@ export class TenantsService {
     private users: UsersService,
     private bus: EventBus,
     private brandings: Brandings,
+    private purge: Pick<TenantPurge, 'enqueue'>,
   ) {}
 
   list(): Promise<TenantRecord[]> {
@@ -78,8 +80,9 @@ export class TenantsService {
   }
 
   /**
-   * Deletes a suspended tenant's row and identity rows (`conflict` while it is active; tenant 1 never).
-   * The caller removes its storages first, through their owner.
+   * Deletes a suspended tenant's row and identity rows (`conflict` while it is active; tenant 1 never), then
+   * queues the purge of what other modules keep under its id. The caller removes its storages first, through
+   * their owner.
    */
   async remove(id: number, ctx: Ctx): Promise<void> {
     const t = await this.get(id);
@@ -88,6 +91,7 @@ export class TenantsService {
     await this.repo.remove(id);
     await this.reloaded();
     await this.audit('tenant.delete', id, ctx, { slug: t.slug });
+    await this.purge.enqueue({ tenant_id: id });
   }
 
   /** After a write to `tenants`: the directory and the brandings read it again (here, and on the other instances). */

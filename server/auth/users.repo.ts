@@ -2,7 +2,8 @@
 import type { Principal } from './types';
 import type { Db } from '../db';
 import type { Compilable } from 'kysely';
-import { escapeLike, nowIso, DEFAULT_TENANT, type TenantScope, type Tx, type Unit } from '../db';
+import { escapeLike, holdTenant, nowIso, DEFAULT_TENANT, type TenantScope, type Tx, type Unit } from '../db';
+import { tenantOverQuota } from './tenant-quotas';
 import type { UsersTable } from '../db/tables';
 import type { Role, UserView } from './types';
 import type { GroupView } from '../contract';
@@ -106,11 +107,15 @@ export class UsersRepo {
     return (await this.db.async.first(this.db.k.selectFrom('roles').select('id').where('tenant_id', '=', s.tenant_id).where('id', '=', id))) !== undefined;
   }
 
-  /** Stores an account of the tenant with its groups (one unit); its id. */
-  insert(s: TenantScope, u: NewUser, groups?: string[]): Promise<number>;
+  /**
+   * Stores an account of the tenant with its groups (one unit); its id. `people`: the tenant's `people` quota,
+   * counted in the same unit (one tenant's inserts one after the other), so two accounts made at once cannot
+   * both take the last place; over it, `quota_exceeded` and nothing written.
+   */
+  insert(s: TenantScope, u: NewUser, groups?: string[], people?: number | null): Promise<number>;
   /** @deprecated Unscoped: tenant 1's account, for the fixtures of modules not scoped yet (docs/tenants.md, "Status"). */
   insert(u: NewUser, groups?: string[]): Promise<number>;
-  insert(a: TenantScope | NewUser, b?: NewUser | string[], c: string[] = []): Promise<number> {
+  insert(a: TenantScope | NewUser, b?: NewUser | string[], c: string[] = [], people: number | null = null): Promise<number> {
     // The unscoped form's second argument is the groups (or nothing); the scoped form's is the account.
     const [s, u, groups] = b === undefined || Array.isArray(b) ? [DEFAULT_TENANT, a as NewUser, b ?? []] : [a as TenantScope, b, c];
     const t0 = nowIso();
@@ -128,10 +133,15 @@ export class UsersRepo {
       .insertInto('users')
       .values({ ...row, tenant_id: s.tenant_id })
       .returning('id');
-    return this.db.async.unit((t) => this.insertIn(t, s, insert, groups));
+    return this.db.async.unit((t) => this.insertIn(t, s, insert, groups, people));
   }
 
-  private *insertIn(t: Tx, s: TenantScope, insert: Compilable<{ id: number }>, groups: string[]): Unit<number> {
+  private *insertIn(t: Tx, s: TenantScope, insert: Compilable<{ id: number }>, groups: string[], people: number | null): Unit<number> {
+    if (people !== null) {
+      yield* holdTenant(t, this.db, s);
+      const [{ n }] = yield* t.sql<{ n: number | string }>('SELECT count(*) AS n FROM users WHERE tenant_id = ?', [s.tenant_id]);
+      if (Number(n) + 1 > people) throw tenantOverQuota('people', people, Number(n));
+    }
     const id = Number((yield* t.first(insert))!.id);
     if (groups.length) yield* this.setGroupsIn(t, s, id, groups);
     return id;

@@ -45,7 +45,7 @@ export interface Ctx {
 
 export class UsersService {
   private created: Array<(u: UserView) => Promise<unknown>> = [];
-  private admits: Array<(s: TenantScope) => Promise<void>> = [];
+  private peopleLimit: (s: TenantScope) => number | null = () => null;
 
   constructor(
     private repo: UsersRepo,
@@ -58,9 +58,9 @@ export class UsersService {
     this.created.push(fn);
   }
 
-  /** Runs `fn` before every account is created, whichever door creates it; it refuses by throwing (the tenant's `people` quota). */
-  beforeCreate(fn: (s: TenantScope) => Promise<void>): void {
-    this.admits.push(fn);
+  /** The tenant's `people` quota (null: none), counted with every insert, whichever door creates the account. */
+  limitPeople(fn: (s: TenantScope) => number | null): void {
+    this.peopleLimit = fn;
   }
 
   /** Checks an e-mail: `email_required`, `email_invalid`, `email_taken`. */
@@ -102,11 +102,11 @@ export class UsersService {
       if (p) throw validation('password', p);
       hash = await hashPassword(input.password);
     }
-    for (const fn of this.admits) await fn(s);
     const id = await this.repo.insert(
       s,
       { email, username, role, password_hash: hash, language: input.language ?? null, auth_driver: input.auth_driver ?? 'local' },
       input.groups,
+      this.peopleLimit(s),
     );
     const view = await this.get(s, id);
     await this.bus.emit(s, 'audit', { action: 'user.create', actor: ctx.actor, request: ctx.request, resource: `user:${id}`, meta: { email, role } });

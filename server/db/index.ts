@@ -19,6 +19,8 @@ import { DbWaits } from './busy';
 export { MetaStore } from './meta';
 export { InstancesRepo, cliAppName, serverAppName } from './instances.repo';
 export { TenantsRepo } from './tenants.repo';
+export { holdTenant } from './tenant-lock';
+export { TenantPurgeRepo, PURGE_ORDER, type ScopedTable } from './tenant-purge.repo';
 export { DbWaits, isBusy, busyError, commitInDoubt, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type InDoubt, type WriteOptions } from './busy';
 
 // PostgreSQL's modules (and the pg driver) load on first use: a SQLite install never loads them.

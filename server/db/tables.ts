@@ -42,6 +42,8 @@ export interface TenantsTable {
   status: Generated<'active' | 'suspended'>;
   /** Set: a tombstone keeping its id from being reused (auth's TenantRecordsRepo.remove). */
   deleted_at: string | null;
+  /** Set on a tombstone once every module's rows of the tenant are gone (db's TenantPurgeRepo). */
+  purged_at: Generated<string | null>;
   quotas: Generated<string>;
   branding: Generated<string>;
   created_at: string;

@@ -61,6 +61,8 @@ export interface SharesDeps {
   warmLane?: (signal: AbortSignal) => Promise<() => void>;
   /** The tenants' quotas (multi-tenant mode): a new link counts against `links`. */
   quotas?: TenantQuotas | null;
+  /** Multi-tenant mode: where a tenant's links start for someone elsewhere (`TenantDirectory.address`). */
+  tenantAddress?: (t: TenantScope, installation: string) => string;
 }
 
 /** Builds the share service, the ZIP cache and the drop service around one repository. */
@@ -80,7 +82,8 @@ export function createShares(d: SharesDeps) {
     onEnded: (id) => void zips?.ended(id),
     onCreated: (row) => void zips?.warmOne(row),
     onResumed: (row) => guard?.forget(row),
-    checkLinks: d.quotas ? (t) => d.quotas!.checkLinks(t) : undefined,
+    linkLimit: d.quotas ? (t) => d.quotas!.limit(t, 'links') : undefined,
+    tenantAddress: d.tenantAddress,
   });
   guard = new LinkGuard(service, d.guardLimits, d.db, d.guardLease, d.log);
   zips = new ShareZips({

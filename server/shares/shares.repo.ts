@@ -7,7 +7,8 @@
  * tenant and found, changed and counted only within one, so another tenant's id or token is not found; its
  * submissions and their files carry the share's tenant (callers pass the share row as the scope).
  */
-import type { Db, TenantScope } from '../db';
+import { holdTenant, type Db, type TenantScope } from '../db';
+import { tenantOverQuota } from '../auth';
 import type { Tx } from '../db/async';
 import type { SharesTable, DropSubmissionsTable, DropFilesTable } from '../db/tables';
 import type { StorageRef } from '../catalogue';
@@ -53,14 +54,22 @@ export interface AppLinkFilter {
   offset: number;
 }
 
+/** A tenant's live links and file requests (by the clock, not revoked): what its `links` quota counts. */
+const LIVE_COUNT =
+  'SELECT count(*) AS n FROM shares WHERE tenant_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)';
+
 export class SharesRepo {
   constructor(private db: Db) {}
 
   /**
    * Stores a new share in `scope` (its owner's tenant); its id, or undefined when its storage is not one of
-   * that tenant's (nothing written: a share's storage is in the share's tenant).
+   * that tenant's (nothing written: a share's storage is in the share's tenant). `links`: the tenant's `links`
+   * quota, counted in the same unit (one tenant's inserts one after the other), so two links made at once
+   * cannot both take the last place; over it, `quota_exceeded` and nothing written.
    */
-  insert(scope: TenantScope, s: NewShare): Promise<number | undefined> {
+  insert(scope: TenantScope, s: NewShare, links: number | null = null): Promise<number | undefined> {
+    const db = this.db;
+    const now = new Date().toISOString();
     const row = {
       ...s,
       tenant_id: scope.tenant_id,
@@ -74,6 +83,11 @@ export class SharesRepo {
       // The storage's row is not held: a storage deleted meanwhile cascades the new share away with it.
       const [storage] = yield* t.sql('SELECT 1 AS y FROM storages WHERE id = ? AND tenant_id = ?', [s.storage_id, scope.tenant_id]);
       if (!storage) return undefined;
+      if (links !== null) {
+        yield* holdTenant(t, db, scope);
+        const [{ n }] = yield* t.sql<{ n: number | string }>(LIVE_COUNT, [scope.tenant_id, now]);
+        if (Number(n) + 1 > links) throw tenantOverQuota('links', links, Number(n));
+      }
       const [made] = yield* t.sql<{ id: number }>(
         `INSERT INTO shares (tenant_id, token, kind, owner_id, storage_id, rel, is_dir, ttl, expires_at, expiry_clamped, max_downloads, max_uploads, pin_hash, comment, drop_settings, created_at, plugin_name, page_id, title, app_files)
          VALUES (@tenant_id, @token, @kind, @owner_id, @storage_id, @rel, @is_dir, @ttl, @expires_at, @expiry_clamped, @max_downloads, @max_uploads, @pin_hash, @comment, @drop_settings, @created_at, @plugin_name, @page_id, @title, @app_files)
@@ -178,10 +192,7 @@ export class SharesRepo {
 
   /** Links (and file requests) live by the clock and not revoked: what the tenant's `links` quota counts. */
   async activeCount(scope: TenantScope, nowIso: string): Promise<number> {
-    const [{ n }] = await this.db.async.sql<{ n: number }>(
-      'SELECT count(*) AS n FROM shares WHERE tenant_id = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND (max_downloads IS NULL OR downloads < max_downloads)',
-      [scope.tenant_id, nowIso],
-    );
+    const [{ n }] = await this.db.async.sql<{ n: number }>(LIVE_COUNT, [scope.tenant_id, nowIso]);
     return Number(n);
   }
 

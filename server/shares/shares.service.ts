@@ -18,7 +18,9 @@ import type { SettingsStore } from '../settings';
 import { DROP_DEFAULTS, dropSettingsOf, shareState, shareView } from './share-views';
 import { SharesRepo, shareStorage, type NewShare, type ShareRow } from './shares.repo';
 import { LinkPinGate } from './link-pin';
-import type { TenantScope } from '../db';
+import { DEFAULT_TENANT, type TenantScope } from '../db';
+
+const hrefAt = (start: string, s: Pick<ShareRow, 'kind' | 'token'>): string => `${start}/${s.kind === 'drop' ? 'd' : 's'}/${s.token}`;
 
 /** A tenant's path prefix at the end of an origin (`https://host/t/acme`). */
 const TENANT_PREFIX = /\/t\/[a-z0-9-]+$/;
@@ -99,10 +101,12 @@ export interface SharesOptions {
   onEnded?: (shareId: number) => void;
   /** Called after a link is created (the ZIP warmer pre-builds folder archives). */
   onCreated?: (row: ShareRow) => void;
-  /** Refuses one more live link of the tenant (its `links` quota: auth/tenant-quotas.ts); none in single-tenant mode. */
-  checkLinks?: (t: TenantScope) => Promise<void>;
+  /** The tenant's `links` quota (auth/tenant-quotas.ts; null: none), counted with the insert; none in single-tenant mode. */
+  linkLimit?: (t: TenantScope) => number | null;
   /** Told when a suspended link is re-enabled (the guard forgets what it counted). */
   onResumed?: (row: ShareRow) => Promise<void> | undefined;
+  /** Multi-tenant mode: where a tenant's links start for someone elsewhere (auth's `TenantDirectory.address`). */
+  tenantAddress?: (t: TenantScope, installation: string) => string;
 }
 
 export class SharesService {
@@ -252,8 +256,7 @@ export class SharesService {
    * tenant's storage is refused as a missing path would be (`not_found`).
    */
   private async insert(owner: TenantScope, s: NewShare): Promise<ShareRow> {
-    await this.o.checkLinks?.(owner);
-    const id = await this.o.repo.insert(owner, s);
+    const id = await this.o.repo.insert(owner, s, this.o.linkLimit?.(owner) ?? null);
     const row = id === undefined ? undefined : await this.o.repo.byId(owner, id);
     if (!row) throw new AppError('not_found');
     return row;
@@ -521,7 +524,18 @@ export class SharesService {
    */
   urlOf(s: Pick<ShareRow, 'kind' | 'token'>, origin: string): string {
     const start = this.o.publicUrl ? this.o.publicUrl + (TENANT_PREFIX.exec(origin)?.[0] ?? '') : origin;
-    return `${start}/${s.kind === 'drop' ? 'd' : 's'}/${s.token}`;
+    return hrefAt(start, s);
+  }
+
+  /**
+   * The address of a share sent to someone not on this request (a mail's recipient, the assistant's answer):
+   * its tenant's own address (its first host name, else the installation's address and `/t/<slug>`:
+   * `TenantDirectory.address`) whatever host or prefix the sender used. `origin` as `urlOf`'s; tenant 1 and
+   * single-tenant mode get `urlOf`'s address.
+   */
+  sentUrlOf(s: Pick<ShareRow, 'kind' | 'token' | 'tenant_id'>, origin: string): string {
+    if (!this.o.tenantAddress || s.tenant_id === DEFAULT_TENANT.tenant_id) return this.urlOf(s, origin);
+    return hrefAt(this.o.tenantAddress({ tenant_id: s.tenant_id }, this.o.publicUrl || origin.replace(TENANT_PREFIX, '')), s);
   }
 
   /** Sum of the file sizes under a shared folder, from the catalogue (a share is on a storage of its tenant). */

@@ -116,6 +116,22 @@ describe('tenants: the assistant and the vault', () => {
     assert.equal(await s.server.services.assistant.sweep({ tenant_id: beta.id }), 1);
   });
 
+  test('assistant: the link create_share_link answers opens in the person’s tenant', async () => {
+    script.turns.push(() => calls(call('create_share_link', { path: '/Docs/beta-only.txt' })));
+    const asked = await chat('beta', { message: 'share it' });
+    const conv = ofType(asked.events, 'conversation')[0].id as string;
+    assert.ok(ofType(asked.events, 'approval')[0], JSON.stringify(asked.events));
+    script.turns.push(() => say('Shared.'));
+    const d = await postSse(`${s.url}/t/beta/api/files/assistant/conversations/${conv}/decide`, t.beta.token, { approve: true });
+    const [step] = ofType(d.events, 'step');
+    assert.equal(step?.status, 'done', JSON.stringify(d.events));
+    const url = JSON.parse(step.result as string).url as string;
+    // No public URL here: the tenant's prefix, relative, which opens in beta from any address of the installation.
+    assert.match(url, /^\/t\/beta\/s\/[\w-]+$/);
+    assert.equal((await fetch(`${s.url}${url}`)).status, 200);
+    assert.equal((await fetch(`${s.url}${url.replace('/t/beta', '')}`)).status, 404, 'without the prefix it is tenant 1’s address');
+  });
+
   test('MCP: a tenant’s key lists, reads and searches its own tenant’s files only', async () => {
     const { alpha } = t;
     const key = ok(await alpha.on('POST', '/api/auth/keys', { token: alpha.token, body: { name: 'agent', verbs: ['files:read', 'ai.use'] } }), 'alpha key')

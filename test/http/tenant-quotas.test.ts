@@ -196,6 +196,31 @@ describe('tenants: quotas', () => {
     await setQuotas({});
   });
 
+  test('people and links under concurrency: ten creates at once with three places free, exactly three are made', async () => {
+    const at = async (kind: 'people' | 'links') => (await onQt('GET', '/api/admin/quotas')).body.quotas[kind].used as number;
+    const outcome = (rs: Array<{ status: number; body: any }>) => {
+      const made = rs.filter((r) => r.status === 200).length;
+      for (const r of rs.filter((r) => r.status !== 200)) refused(r, 413, r.body.details?.kind);
+      return made;
+    };
+    const people = await at('people');
+    await setQuotas({ people: people + 3 });
+    const accounts = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => onQt('POST', '/api/admin/users', { email: `race${i}@quota.test`, password: 'user-password-1' })),
+    );
+    assert.equal(outcome(accounts), 3, accounts.map((r) => r.status).join(' '));
+    assert.equal(await at('people'), people + 3, 'the tenant holds exactly its quota');
+
+    const links = await at('links');
+    await setQuotas({ links: links + 3 });
+    const made = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => onQt('POST', '/api/files/share', i % 2 ? { path: '/Q/a.txt' } : { path: '/Q/inbox', kind: 'drop' })),
+    );
+    assert.equal(outcome(made), 3, made.map((r) => r.status).join(' '));
+    assert.equal(await at('links'), links + 3);
+    await setQuotas({});
+  });
+
   test('the operator sees each tenant’s usage; the tenant admin reads their own quotas', async () => {
     await setQuotas({ bytes: 5000, files: 50, people: 10, links: 10, egress_share: 25 });
     const list = await s.api('GET', '/api/platform/tenants', { token: operator });

@@ -62,6 +62,7 @@ import { assistantVaultTenant } from './20261207180200-assistant-vault-tenant';
 import { replicationDocserverTenant } from './20261207180100-replication-docserver-tenant';
 import { appPluginsPerTenant } from './20261207180300-app-plugins-per-tenant';
 import { tenantLogos } from './20261207180500-tenant-logos';
+import { tenantPurged } from './20261207210100-tenant-purged';
 
 export const MIGRATIONS: Migration[] = [
   foundation,
@@ -123,6 +124,7 @@ export const MIGRATIONS: Migration[] = [
   replicationDocserverTenant,
   appPluginsPerTenant,
   tenantLogos,
+  tenantPurged,
 ];
 
 export type { Migration } from './types';

@@ -116,7 +116,7 @@ export function shareRoutes(d: { shares: Shares; maxJsonBytes: number }): Router
           .replace(/^.*:\/\//, '')
           .split('/')
           .pop() || service.sharePath(row),
-      url: service.urlOf(row, linkOrigin(ctx)),
+      url: service.sentUrlOf(row, linkOrigin(ctx)),
       expiry: row.expires_at ? pt(lang, 'mail.expiry', { date: publicDate(lang, row.expires_at) }) : '',
       message: b.message ? `\n${b.message}\n` : '',
     };
