@@ -58,10 +58,11 @@ export interface OpenFile {
   localFile(): Promise<string | null>;
   /**
    * That local file already opened for reading, handed over once (the taker
-   * closes it); null when there is none or it was taken. Take it in the same
-   * turn of the event loop as `open` (a serve does): later it is closed.
+   * closes it), or its bytes when small ones are kept in memory; null when there
+   * is none or it was taken. Take it in the same turn of the event loop as `open`
+   * (a serve does): later a descriptor is closed.
    */
-  takeLocalFd?(): number | null;
+  takeLocal?(): number | Buffer | null;
   /** A presigned URL straight to the backend, or null when it has none. */
   presign(o: PresignOptions): Promise<string | null>;
 }
@@ -138,14 +139,14 @@ export class ActorFiles {
   /**
    * A file for serving (raw route, share links, gateways). A folder → `not_found`.
    * `send`: the caller is about to send the bytes (a GET that is not a revalidation), so a local file
-   * comes opened already (`takeLocalFd`); a HEAD or a likely 304 would only pay an open and a close more.
+   * comes opened already (`takeLocal`); a HEAD or a likely 304 would only pay an open and a close more.
    */
   async open(path: Path, o: { send?: boolean } = {}): Promise<OpenFile> {
     const t = this.target(path);
     const shown = typeof path === 'string' ? path : uiPath(t.storage.name, t.rel);
     if (t.rel === '') throw new AppError('not_found', { path: shown }, { reason: 'a folder' });
     // A local disk answers stat and path in one containment check (a real-path walk costs more than a small file's send).
-    const { entry: e, local, takeFd } = await this.svc.ops.statForServing(t.place, !!o.send);
+    const { entry: e, local, take } = await this.svc.ops.statForServing(t.place, !!o.send);
     if (e.type !== 'file') throw new AppError('not_found', { path: shown }, { reason: 'a folder' });
     const ops = this.svc.ops;
     return {
@@ -157,7 +158,7 @@ export class ActorFiles {
       mime: e.mime ?? mimeOf(baseName(t.rel)),
       read: (span, signal) => ops.read(t.place, span, signal),
       localFile: async () => local,
-      takeLocalFd: takeFd,
+      takeLocal: take,
       presign: (o) => ops.presignGet(t.place, o),
     };
   }

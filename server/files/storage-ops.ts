@@ -81,22 +81,24 @@ export class StorageOps {
   /**
    * Metadata and, on a local disk, the contained real path from one
    * containment check (a download's stat and send); `local` is null elsewhere.
-   * With `open`, `takeFd()` hands over, once, the file already opened by that
-   * check (the taker closes it), or null; one nobody took by the next turn of
-   * the event loop is closed (a range it could not serve, an error). Missing → `not_found`.
+   * With `open`, `take()` hands over, once, the file already opened by that
+   * check (the taker closes it), or its bytes when the driver kept them in
+   * memory, or null; a descriptor nobody took by the next turn of the event
+   * loop is closed (a range it could not serve, an error). Missing → `not_found`.
    */
-  async statForServing(p: Place, open = false): Promise<{ entry: Entry; local: string | null; takeFd(): number | null }> {
+  async statForServing(p: Place, open = false): Promise<{ entry: Entry; local: string | null; take(): number | Buffer | null }> {
     const d = await this.driver(p);
-    if (!d.statLocal) return { entry: await d.stat(p.rel), local: null, takeFd: () => null };
-    const { entry, path, fd } = await d.statLocal(p.rel, { open });
+    if (!d.statLocal) return { entry: await d.stat(p.rel), local: null, take: () => null };
+    const { entry, path, fd, bytes } = await d.statLocal(p.rel, { open });
+    if (bytes) return { entry, local: path, take: () => bytes };
     let held = fd ?? null;
     if (held !== null) setImmediate(() => held !== null && close(held, () => undefined));
-    const takeFd = () => {
+    const take = () => {
       const n = held;
       held = null;
       return n;
     };
-    return { entry, local: path, takeFd };
+    return { entry, local: path, take };
   }
 
   /** A time-limited URL a client can GET straight from the backend, or null when it has none. */

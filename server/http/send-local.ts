@@ -11,7 +11,7 @@
 import { close } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { finished } from 'node:stream';
-import { CHUNK, openRead, readAt, sendLocalRange, sendPool } from '../lib/send-range';
+import { CHUNK, openRead, readAt, sendLocalRange, sendPool, type Pacing } from '../lib/send-range';
 import type { Ctx } from './context';
 
 export { sendLocalRange, sendPool } from '../lib/send-range';
@@ -19,11 +19,11 @@ export { sendLocalRange, sendPool } from '../lib/send-range';
 /**
  * Sends a local file range as the whole response (Koa steps aside; the status
  * and headers already set on `ctx` go out first, with the first bytes).
- * `file`: the contained real path, or a descriptor of it that the send takes
- * over (and closes). Resolves with the bytes that left; never throws (a
- * failed send destroys the response).
+ * `file`: the contained real path, a descriptor of it that the send takes
+ * over (and closes), or its bytes (a small file kept in memory). Resolves
+ * with the bytes that left; never throws (a failed send destroys the response).
  */
-export async function sendLocal(ctx: Ctx, file: string | number, start: number, end: number): Promise<number> {
+export async function sendLocal(ctx: Ctx, file: string | number | Buffer, start: number, end: number): Promise<number> {
   // A public transfer from the internet spends the uplink budget chunk by chunk (lib/egress).
   const pace = ctx.state?.egress?.sender() ?? undefined;
   ctx.respond = false;
@@ -31,6 +31,7 @@ export async function sendLocal(ctx: Ctx, file: string | number, start: number, 
   ctx.res.writeHead(ctx.status);
   const sent = { bytes: 0 };
   try {
+    if (Buffer.isBuffer(file)) return await sendBytes(ctx.res, file.subarray(start, end + 1), pace);
     if (!pace && end >= start && end - start < CHUNK) return await sendSmall(ctx.res, file, start, end - start + 1);
     if (end >= start) await sendLocalRange(ctx.res, file, start, end, sent, pace);
     else if (typeof file === 'number') close(file, () => undefined); // an empty file: nothing to read
@@ -41,6 +42,19 @@ export async function sendLocal(ctx: Ctx, file: string | number, start: number, 
     pace?.done();
   }
   return sent.bytes;
+}
+
+/** Bytes in memory as the whole body, under a budget once its tokens for every chunk were granted. */
+async function sendBytes(res: ServerResponse, bytes: Buffer, pace?: Pacing): Promise<number> {
+  for (let at = 0; pace && at < bytes.length; at += pace.chunk) {
+    const granted = pace.spend(Math.min(pace.chunk, bytes.length - at));
+    if (granted) await granted;
+  }
+  return new Promise((resolve, reject) => {
+    if (res.destroyed) return reject(new Error('client closed'));
+    finished(res, (err) => (err ? reject(err) : resolve(bytes.length)));
+    res.end(bytes);
+  });
 }
 
 /**

@@ -91,7 +91,7 @@ async function serve(ctx: Ctx, f: OpenFile, o: ServeOptions, settle: (bytes: num
   const start = span?.start ?? 0;
   const end = span?.end ?? f.size - 1;
   // A file opened for this send needs no await for its path.
-  const local = f.takeLocalFd?.() ?? (await f.localFile());
+  const local = f.takeLocal?.() ?? (await f.localFile());
   if (typeof local === 'number' || local) return settle(await sendLocal(ctx, local, start, end));
   const abort = new AbortController();
   ctx.res.once('close', () => abort.abort());

@@ -25,7 +25,7 @@ export interface RDriver {
   walk?(prefix: string, signal?: AbortSignal): AsyncIterable<REntry & { path: string }>;
   move?(from: string, to: string, opts: { overwrite: boolean }): Promise<void>;
   copy?(from: string, to: string, opts: { overwrite: boolean; signal?: AbortSignal }): Promise<void>;
-  statLocal?(path: string, o?: { open?: boolean }): Promise<{ entry: REntry; path: string | null; fd?: number }>;
+  statLocal?(path: string, o?: { open?: boolean }): Promise<{ entry: REntry; path: string | null; fd?: number; bytes?: Buffer }>;
   multipart?: {
     init(path: string, opts: { size: number; partSize: number; mime?: string }): Promise<{ handle: string }>;
     complete(handle: string, parts: Array<{ part: number; etag: string }>): Promise<REntry>;

@@ -137,9 +137,10 @@ export interface StorageDriver {
    * `open`: also hand over `fd`, a read descriptor of that very file, where
    * the driver can check containment on the opened file itself (then the
    * download needs no second lookup); the caller owns it and must close it.
+   * Or, instead of `fd`, the file's `bytes` when the driver keeps small files in memory.
    * An error or a folder never leaves a descriptor open.
    */
-  statLocal?(path: string, o?: { open?: boolean }): Promise<{ entry: Entry; path: string | null; fd?: number }>;
+  statLocal?(path: string, o?: { open?: boolean }): Promise<{ entry: Entry; path: string | null; fd?: number; bytes?: Buffer }>;
   /**
    * True when the driver counts its own wire requests through
    * `DriverContext.countRequest` (see storage/meter.ts); the meter decorator

@@ -3,7 +3,7 @@
  * through it). Containment lives in LocalRoot; this file maps the contract's
  * verbs to filesystem calls.
  */
-import { constants, promises as fsp, type Stats } from 'node:fs';
+import { close, constants, promises as fsp, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +15,7 @@ import type { ByteRange, Entry, StorageDriver, WalkEntry, WatchListener, WriteOp
 import { fsError, mapFs } from './local.errors';
 import { LocalRoot } from './local.root';
 import { openContained } from './local.open';
+import { smallFiles } from './local.small-files';
 import { fileSink } from './local.sink';
 import { LocalMultipart } from './local.multipart';
 import { walkLocal } from './local.walk';
@@ -57,12 +58,24 @@ export class LocalDriver implements StorageDriver {
 
   /**
    * `stat` plus the contained real path it looked at (one resolve for a download's stat and send);
-   * with `open`, a file also comes opened for reading where local.open.ts can check it (`fd`, the caller closes it).
+   * with `open`, a file also comes opened for reading where local.open.ts can check it (`fd`, the caller
+   * closes it), or, when small and settled, as its `bytes` (local.small-files.ts; no descriptor then).
    */
-  async statLocal(rel: string, o: { open?: boolean } = {}): Promise<{ entry: Entry; path: string; fd?: number }> {
+  async statLocal(rel: string, o: { open?: boolean } = {}): Promise<{ entry: Entry; path: string; fd?: number; bytes?: Buffer }> {
     const clean = o.open ? cleanRel(rel, { allowReserved: true }) : '';
-    const opened = clean === '' ? null : await openContained(this.root, clean);
-    if (opened) return { entry: entryOf(baseOf(clean), opened.st)!, path: opened.real, fd: opened.fd };
+    if (clean !== '') {
+      const abs = join(this.root.real, clean);
+      const kept = await smallFiles.hit(abs);
+      if (kept) return { entry: entryOf(baseOf(clean), kept.st)!, path: kept.real, bytes: kept.bytes };
+      const opened = await openContained(this.root, clean);
+      if (opened) {
+        const entry = entryOf(baseOf(clean), opened.st)!;
+        const bytes = await smallFiles.fill(abs, opened.fd, opened.real, opened.st);
+        if (!bytes) return { entry, path: opened.real, fd: opened.fd };
+        close(opened.fd, () => undefined);
+        return { entry, path: opened.real, bytes };
+      }
+    }
     const abs = await this.root.resolve(rel);
     const st = await mapFs(rel, () => fsp.stat(abs));
     const entry = entryOf(rel === '' ? '' : baseOf(rel), st);
