@@ -34,6 +34,8 @@ export const MAX_ENTRIES = 20_000;
 const ANCHOR_STEP = 1000;
 /** Byte budget of all indexes together (LRU beyond it). */
 const BUDGET_BYTES = 64 << 20;
+/** A big folder is read whole in the background up to this size (~300 bytes an entry: under half the budget). */
+const WARM_MAX_ENTRIES = 100_000;
 
 /** One folder in one order (folders first, then the sort value, natural name, id; all reversed for descending). */
 export interface FolderIndex {
@@ -167,6 +169,11 @@ export class FolderIndexes {
    * ends the page.
    */
   private async chunked(big: BigFolder, q: PageOf & { offset: number; limit: number }, order: string, gen: string): Promise<IndexedPage> {
+    // The anchors, then the chunks, are read in the background from the order's first page on: cold, the
+    // first random pages each waited for the anchors' ~100 statements and one or two chunks' SQL, every
+    // other page behind them (a 100,000-entry folder's first random pages: p99 ~500 ms at 8 clients).
+    if (!this.reading.has(`${order}\u0000warm\u0000${gen}`))
+      this.once(`${order}\u0000warm\u0000${gen}`, () => this.warm(big, q, order, gen)).catch(() => undefined);
     const end = Math.min(big.total, q.offset + q.limit);
     const pieces: Buffer[] = [];
     let next: Keyset | null = null;
@@ -213,6 +220,19 @@ export class FolderIndexes {
       this.cache.set(q.storageId, q.dir, key, { ...big, anchors, bytes: 64 + anchors.length * 64 }, gen);
       return anchors;
     });
+  }
+
+  /**
+   * Reads a big folder's anchors and, up to WARM_MAX_ENTRIES, every chunk,
+   * one statement at a time with the loop let go between them; stops once the folder changed.
+   */
+  private async warm(big: BigFolder, q: PageOf, order: string, gen: string): Promise<void> {
+    await this.anchors(big, q, order, gen);
+    if (big.total > WARM_MAX_ENTRIES) return;
+    for (let k = 0; k * ANCHOR_STEP < big.total && this.cache.stampOf(q.storageId, q.dir) === gen; k++) {
+      await this.chunk(big, q, order, gen, k);
+      await new Promise((r) => setImmediate(r));
+    }
   }
 
   /** `read()`, or the one already under way for `key`. */
