@@ -22,7 +22,10 @@ test('a folder of 1,000 entries the first sync listed is not checked again at it
   const s = await startTestServer();
   try {
     const admin = await s.login();
-    const st = await s.api('POST', '/api/admin/storages', { token: admin, body: { name: 'B', driver: 'local', config: { path: root }, sync_mode: 'ondemand' } });
+    const st = await s.api('POST', '/api/admin/storages', {
+      token: admin,
+      body: { name: 'B', driver: 'local', config: { path: root }, sync_mode: 'ondemand' },
+    });
     assert.equal(st.status, 200, JSON.stringify(st.body));
     const runId = (await s.api('GET', `/api/admin/sync/runs?storage_id=${st.body.id}&limit=1`, { token: admin })).body.runs[0].id;
     for (let i = 0; i < 1200; i++) {
