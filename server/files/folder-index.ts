@@ -27,6 +27,7 @@ import { stampThumbs } from './entry';
 import type { Keyset, SortField } from './listing.types';
 import { PageCache } from './page-cache';
 import { FolderIndexRepo, type FolderRow } from './folder-index.repo';
+import type { PageQuery } from './listing.repo';
 
 /** Larger folders are paged by SQL (an index of 50,000 entries is ~16 MB and ~100 ms to build). */
 export const MAX_ENTRIES = 20_000;
@@ -75,17 +76,7 @@ interface BigFolder {
 }
 
 /** `limit` rows of a folder in one order from `after` (from its start without): an SQL page's rows (ListingRepo.rows). */
-export type RowReader = (q: {
-  storageId: number;
-  tenantId: number;
-  dir: string;
-  sort: SortField;
-  desc: boolean;
-  limit: number;
-  offset: number;
-  after?: Keyset;
-  perm: Level;
-}) => Promise<FolderRow[]>;
+export type RowReader = (q: Omit<PageQuery, 'total'>) => Promise<FolderRow[]>;
 
 export class FolderIndexes {
   private cache = new PageCache<FolderIndex | BigFolder>(BUDGET_BYTES);
@@ -118,20 +109,7 @@ export class FolderIndexes {
    * `after` names a row the index does not hold. `stampEpoch` is part of the key: signed thumbnail URLs
    * inside the JSON are renewed with it.
    */
-  async page(q: {
-    storageId: number;
-    /** The storage's tenant (its rows carry it). */
-    tenantId: number;
-    dir: string;
-    sort: SortField;
-    desc: boolean;
-    limit: number;
-    offset: number;
-    after?: Keyset;
-    perm: Level;
-    stamp?: (id: number) => string;
-    stampEpoch: number;
-  }): Promise<IndexedPage | PageSeek | null> {
+  async page(q: Omit<PageQuery, 'total'> & { stamp?: (id: number) => string; stampEpoch: number }): Promise<IndexedPage | PageSeek | null> {
     const key = `${q.storageId}\u0000${q.dir}\u0000${q.sort}\u0000${q.perm}\u0000${q.stampEpoch}`;
     // The generation the index is of: a change landing while it is read leaves it stale, never served.
     const gen = this.cache.stampOf(q.storageId, q.dir);
@@ -253,15 +231,7 @@ export class FolderIndexes {
 }
 
 /** What a page asks of a folder's index. */
-interface PageOf {
-  storageId: number;
-  tenantId: number;
-  dir: string;
-  sort: SortField;
-  desc: boolean;
-  perm: Level;
-  stamp?: (id: number) => string;
-}
+type PageOf = Pick<PageQuery, 'storageId' | 'tenantId' | 'dir' | 'sort' | 'desc' | 'perm'> & { stamp?: (id: number) => string };
 
 /** The keyset of row `i` of an index. */
 const keysetOf = (ix: FolderIndex, i: number): Keyset => ({ type: i < ix.dirs ? 'dir' : 'file', value: ix.values[i], key: ix.keys[i], id: ix.ids[i] });
