@@ -100,8 +100,16 @@ export class SyncEngine {
   /**
    * Full walk of a storage into run `runId`. A missing or unreachable root,
    * or a walk that breaks midway, records an errored run and removes nothing.
+   * `bigFolder(dir, entries)` hears of every folder of at least BATCH entries the walk listed whole
+   * (a walk yields a folder's entries together), so the syncer need not check it again right after.
    */
-  async full(s: StorageRef, driver: StorageDriver, runId: number, signal?: AbortSignal): Promise<SyncCounts> {
+  async full(
+    s: StorageRef,
+    driver: StorageDriver,
+    runId: number,
+    signal?: AbortSignal,
+    bigFolder?: (dir: string, entries: number) => void,
+  ): Promise<SyncCounts> {
     const run: RunRef = { tenant_id: s.tenant_id, id: runId };
     const counts: SyncCounts = { added: 0, updated: 0, removed: 0, errors: 0, seen: 0 };
     const seen = new IdSet();
@@ -120,7 +128,18 @@ export class SyncEngine {
           await this.apply(s, batch, seen, counts, startedAt, catalogued ? await catalogued.of(batch) : NO_ROWS);
         });
       let batch: WalkEntry[] = [];
+      // The folder the walk is in and its entries so far; a folder met again later is only counted short.
+      let dir = '';
+      let inDir = 0;
+      const leave = () => inDir >= BATCH && !failedDirs.includes(dir) && bigFolder?.(dir, inDir);
       for await (const e of this.entries(driver, run, counts, failedDirs, signal)) {
+        const parent = parentRel(e.path);
+        if (parent !== dir) {
+          leave();
+          dir = parent;
+          inDir = 0;
+        }
+        inDir++;
         batch.push(e);
         if (batch.length >= BATCH) {
           await applyBatch(batch);
@@ -130,6 +149,7 @@ export class SyncEngine {
         }
       }
       await applyBatch(batch);
+      leave();
     } catch (e) {
       await this.recordError(run, '', e);
       counts.errors++;

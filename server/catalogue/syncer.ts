@@ -311,6 +311,14 @@ export class Syncer {
     }
   }
 
+  /** Records a folder as checked at `at` with `size` entries, unless a later check is known. */
+  private checkedAt(id: number, dir: string, size: number, at: number): void {
+    const key = `${id}:${dir}`;
+    if ((this.folderChecks.get(key)?.at ?? 0) > at) return;
+    this.folderChecks.set(key, { at, size, p: Promise.resolve(), done: true });
+    if (this.folderChecks.size > 10_000) this.folderChecks.clear();
+  }
+
   private revalidateNow(id: number, dir: string): Promise<void> {
     const check: FolderCheck = { at: Date.now(), size: this.folderChecks.get(`${id}:${dir}`)?.size ?? 0, p: Promise.resolve() };
     check.p = this.checkFolder(id, dir).then((n) => void ((check.size = n), (check.done = true)));
@@ -360,7 +368,11 @@ export class Syncer {
     const t0 = Date.now();
     try {
       const driver = await this.driverFor(id);
-      const counts = await this.engine.full(s, driver, runId, ctx.signal);
+      const big: Array<[string, number]> = [];
+      const counts = await this.engine.full(s, driver, runId, ctx.signal, (dir, n) => big.push([dir, n]));
+      // The walk listed these folders whole: each counts as checked when the run started (a listing's first
+      // look at a 100,000-entry folder right after the sync re-read it all beside its pages: issue 38).
+      for (const [dir, n] of big) this.checkedAt(id, dir, n, t0);
       // The storage's state first: whoever sees the run finished sees the storage as it left it.
       await this.repo.markSynced(s, id);
       await this.online(id);

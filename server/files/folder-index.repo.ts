@@ -8,7 +8,7 @@
 import type { Db } from '../db';
 import type { Level, StorageRef } from '../catalogue';
 import { entryJsonSql, lockJoin } from './entry';
-import { listingOrder, SORT_COLUMN, type Keyset, type SortField } from './listing.types';
+import { afterParams, afterSql, listingOrder, SORT_COLUMN, type Keyset, type SortField } from './listing.types';
 
 /** A row of a folder: the entry's JSON, then its keyset (type, sort value, natural key, id). */
 export type FolderRow = [string, 'dir' | 'file', number, string, number];
@@ -48,17 +48,26 @@ export class FolderIndexRepo {
   /**
    * The keysets of every `step`-th live entry of the folder in the listing's order (rows step, 2 step, …,
    * counted from 1): an offset page seeks to the one before it and steps over less than `step` rows.
+   * One statement per anchor, each stepping over `step` rows from the one before, with the event loop let
+   * go between them: one window query over a 100,000-entry folder held the loop for 300 ms (issue 38).
    */
   async anchors(s: StorageRef, dir: string, sort: SortField, desc: boolean, step: number): Promise<Keyset[]> {
-    const order = listingOrder(sort, desc);
-    const rows = await this.db.async.sql<[Keyset['type'], number | string, string, number | string]>(
-      `SELECT type, v, sort_key, id FROM (
-         SELECT type, ${SORT_COLUMN[sort] ?? 0} AS v, sort_key, id, row_number() OVER (ORDER BY ${order}) AS rn
-         FROM nodes WHERE tenant_id = @t AND storage_id = @s AND dir = @d AND deleted_at IS NULL) AS r
-       WHERE rn % @step = 0 ORDER BY rn`,
-      { t: s.tenant_id, s: s.id, d: dir, step },
-      { raw: true },
-    );
-    return rows.map(([type, value, key, id]) => ({ type, value: Number(value), key, id: Number(id) }));
+    const col = SORT_COLUMN[sort];
+    const text = (after?: 'dir' | 'file') =>
+      `SELECT type, ${col ?? 0}, sort_key, id FROM nodes WHERE tenant_id = @t AND storage_id = @s AND dir = @d AND deleted_at IS NULL${
+        after ? afterSql(sort, desc, after) : ''
+      } ORDER BY ${listingOrder(sort, desc)} LIMIT 1 OFFSET @skip`;
+    const out: Keyset[] = [];
+    for (;;) {
+      const last = out.at(-1);
+      const [row] = await this.db.async.sql<[Keyset['type'], number | string, string, number | string]>(
+        text(last?.type),
+        { t: s.tenant_id, s: s.id, d: dir, skip: step - 1, ...(last && afterParams(last)) },
+        { raw: true },
+      );
+      if (!row) return out;
+      out.push({ type: row[0], value: Number(row[1]), key: row[2], id: Number(row[3]) });
+      await new Promise((r) => setImmediate(r));
+    }
   }
 }

@@ -5,7 +5,7 @@ import { openDatabase, type Db } from '../db';
 import { sortKey } from '../catalogue';
 import { tempDir } from '../../test/helpers/tools';
 import { ListingRepo, type Keyset } from './listing.repo';
-import { FolderIndexes, MAX_ENTRIES, type IndexedPage, type PageSeek } from './folder-index';
+import { MAX_ENTRIES, type IndexedPage, type PageSeek } from './folder-index';
 
 let db: Db;
 let cleanup: () => void;
@@ -40,7 +40,7 @@ const indexed = (p: IndexedPage | PageSeek | null): IndexedPage => {
 };
 
 test('every page by offset and by cursor equals the SQL page, in every sort and direction', async () => {
-  const ix = new FolderIndexes(db);
+  const ix = new ListingRepo(db).indexes;
   for (const sort of ['name', 'size', 'modified'] as const) {
     for (const desc of [false, true]) {
       for (const limit of [1, 4, 7, 46, 100]) {
@@ -70,7 +70,7 @@ test('every page by offset and by cursor equals the SQL page, in every sort and 
 });
 
 test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a stamp epoch is part of the key', async () => {
-  const ix = new FolderIndexes(db);
+  const ix = new ListingRepo(db).indexes;
   const page = async (epoch: number) =>
     JSON.parse(
       Buffer.concat(
@@ -96,8 +96,8 @@ test('thumbnail URLs are stamped; a change of the folder rebuilds the index; a s
   );
 });
 
-test('a folder above MAX_ENTRIES is paged by SQL from a seek that gives the offset page, counted once; a cursor the index does not hold is refused', async () => {
-  const ix = new FolderIndexes(db);
+test('a folder above MAX_ENTRIES: offset pages are slices of its chunks equal to the SQL pages, cursor pages SQL from the cursor; counted once; a cursor the index does not hold is refused', async () => {
+  const ix = new ListingRepo(db).indexes;
   const ins = db.sqlite!.prepare(
     "INSERT INTO nodes (storage_id, dir, name, path, type, size, mtime, sort_key, updated_at) VALUES (1, 'big', ?, ?, ?, ?, ?, ?, '')",
   );
@@ -108,19 +108,50 @@ test('a folder above MAX_ENTRIES is paged by SQL from a seek that gives the offs
   })();
   for (const sort of ['name', 'size', 'modified'] as const) {
     for (const desc of [false, true]) {
-      for (const offset of [0, 999, 1000, 1001, 5500, n - 1, n, n + 1500]) {
-        const q = { storageId: 1, tenantId: 1, dir: 'big', sort, desc, limit: 50, offset, perm: 'editor' as const };
-        const seek = await ix.page({ ...q, stampEpoch: 0 });
-        assert.ok(seek && !('entries' in seek), 'too big to index');
-        assert.equal(seek.total, n);
-        if (offset < n) assert.ok(seek.offset < 1000, `${sort} ${desc} ${offset}: a seek steps over fewer than 1,000 rows (${seek.offset})`);
+      // Within a chunk, across one boundary and several (limit 2,500), the folder's last rows, past its end.
+      for (const [offset, limit] of [
+        [0, 50],
+        [0, 1000],
+        [999, 2],
+        [1000, 1000],
+        [5500, 1000],
+        [7999, 2500],
+        [n - 1, 50],
+        [n - 1000, 1000],
+        [n, 50],
+        [n + 1500, 50],
+      ]) {
+        const q = { storageId: 1, tenantId: 1, dir: 'big', sort, desc, limit, offset, perm: 'editor' as const };
+        const got = indexed(await ix.page({ ...q, stampEpoch: 0 }));
         const want = await repo.page(q);
-        const got = await repo.page({ ...q, ...seek });
-        assert.deepEqual(JSON.parse(got.json), JSON.parse(want.json), `${sort} ${desc} ${offset}`);
-        assert.equal(got.total, want.total);
+        assert.deepEqual(JSON.parse(Buffer.concat(got.entries).toString()), JSON.parse(want.json), `${sort} ${desc} ${offset}+${limit}`);
+        assert.equal(got.total, n);
+        assert.deepEqual(got.next, offset + limit < n ? want.last : null, `${sort} ${desc} ${offset}+${limit}: the cursor`);
+        if (got.next) {
+          // The cursor's page is an SQL page from the cursor: the same as the offset page after this one.
+          const seek = await ix.page({ ...q, after: got.next, offset: 0, stampEpoch: 0 });
+          assert.ok(seek && !('entries' in seek), 'a cursor page of a big folder is an SQL page');
+          const byCursor = await repo.page({ ...q, ...seek });
+          assert.deepEqual(JSON.parse(byCursor.json), JSON.parse((await repo.page({ ...q, offset: offset + limit })).json));
+        }
       }
     }
   }
+  // Chunks are of the folder's generation: a change noted reads them again.
+  const at5000 = async () =>
+    (
+      JSON.parse(
+        Buffer.concat(
+          indexed(await ix.page({ storageId: 1, tenantId: 1, dir: 'big', sort: 'name', desc: false, limit: 1, offset: 5000, perm: 'editor', stampEpoch: 0 }))
+            .entries,
+        ).toString(),
+      ) as Array<{ name: string }>
+    )[0].name;
+  const was = await at5000();
+  db.sqlite!.prepare("UPDATE nodes SET name = 'renamed' WHERE dir = 'big' AND name = ?").run(was);
+  assert.equal(await at5000(), was, 'no change noted yet: the chunk held');
+  ix.changed(1, 'big', false);
+  assert.equal(await at5000(), 'renamed', 'the change noted: the chunk read again');
   // The count is the folder's generation's: a change noted makes it count again.
   db.sqlite!.prepare("UPDATE nodes SET deleted_at = 'x' WHERE path = 'big/x1'").run();
   assert.equal(

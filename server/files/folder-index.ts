@@ -11,27 +11,32 @@
  * An index is built on the first page asked of a folder generation (one query
  * of the whole folder: the cold cost, ~23 ms for 10,000 entries; descending
  * order is the ascending index reordered, no query) and lives in a
- * byte-bounded LRU until the folder changes. Folders above MAX_ENTRIES
- * keep the per-page queries (keyset cursors make those cheap at any depth);
- * for them the cache keeps the count and a keyset every ANCHOR_STEP rows per
- * order, so an offset page seeks near its start instead of stepping over
- * `offset` rows, and no page counts the folder again (issue 38: a random page
- * of a 100,000-entry folder cost a count and an offset walk, p99 659 ms at 8
- * clients).
+ * byte-bounded LRU until the folder changes. A folder above MAX_ENTRIES is
+ * held in chunks instead: its count, the keyset of every ANCHOR_STEP-th row
+ * per order (read a row at a time, the loop let go between them), and chunks
+ * of ANCHOR_STEP rows, each read by one SQL page from its anchor when a page
+ * first needs it and kept in the same LRU. An offset page is then slices of
+ * one or two chunks: a random 1,000-row page of a 100,000-entry folder was an
+ * anchor seek and 1,000 entries' JSON built by SQLite on the loop (~7 ms of
+ * the main thread each, p99 113 ms at 8 clients; issue 38). Cursor pages of
+ * such a folder stay SQL pages (keyset cursors are cheap at any depth).
  */
 import type { Db } from '../db';
 import type { Level, StorageRef } from '../catalogue';
 import { stampThumbs } from './entry';
 import type { Keyset, SortField } from './listing.types';
 import { PageCache } from './page-cache';
-import { FolderIndexRepo } from './folder-index.repo';
+import { FolderIndexRepo, type FolderRow } from './folder-index.repo';
+import type { PageQuery } from './listing.repo';
 
 /** Larger folders are paged by SQL (an index of 50,000 entries is ~16 MB and ~100 ms to build). */
 export const MAX_ENTRIES = 20_000;
-/** A folder above MAX_ENTRIES keeps the keyset of every ANCHOR_STEP-th row (a page then steps over fewer rows than that). */
+/** A folder above MAX_ENTRIES keeps the keyset of every ANCHOR_STEP-th row and is read in chunks of that many rows. */
 const ANCHOR_STEP = 1000;
 /** Byte budget of all indexes together (LRU beyond it). */
 const BUDGET_BYTES = 64 << 20;
+/** A big folder is read whole in the background up to this size (~300 bytes an entry: under half the budget). */
+const WARM_MAX_ENTRIES = 100_000;
 
 /** One folder in one order (folders first, then the sort value, natural name, id; all reversed for descending). */
 export interface FolderIndex {
@@ -55,7 +60,7 @@ export interface IndexedPage {
   next: Keyset | null;
 }
 
-/** Where an SQL page of a folder above MAX_ENTRIES starts: `offset` rows behind `after` (from its start without); the folder's count. */
+/** Where an SQL page (a cursor page of a folder above MAX_ENTRIES) starts: `offset` rows behind `after`; the folder's count. */
 export interface PageSeek {
   total: number;
   after?: Keyset;
@@ -70,14 +75,20 @@ interface BigFolder {
   bytes: number;
 }
 
+/** `limit` rows of a folder in one order from `after` (from its start without): an SQL page's rows (ListingRepo.rows). */
+export type RowReader = (q: Omit<PageQuery, 'total'>) => Promise<FolderRow[]>;
+
 export class FolderIndexes {
   private cache = new PageCache<FolderIndex | BigFolder>(BUDGET_BYTES);
   private repo: FolderIndexRepo;
+  /** Anchors and chunks being read, by key and generation: concurrent pages wait for one read. */
+  private reading = new Map<string, Promise<unknown>>();
 
-  /** `locked(storage)`: whether the storage may hold app locks (its indexes then join them). */
+  /** `locked(storage)`: whether the storage may hold app locks (its indexes then join them); `rows` reads a big folder's chunks. */
   constructor(
     db: Db,
-    private locked: (storageId: number) => boolean = () => false,
+    private locked: (storageId: number) => boolean,
+    private rows: RowReader,
   ) {
     this.repo = new FolderIndexRepo(db);
   }
@@ -93,25 +104,12 @@ export class FolderIndexes {
   }
 
   /**
-   * A page of the folder from its index, building the index when the folder
-   * changed since; where to start an SQL page when the folder is too big to
-   * index; null when `after` names a row the index does not hold. `stampEpoch`
-   * is part of the key: signed thumbnail URLs inside the JSON are renewed with it.
+   * A page of the folder from its index, building the index (a big folder's chunks) when the folder
+   * changed since; where to start an SQL page for a cursor page of a folder too big to index; null when
+   * `after` names a row the index does not hold. `stampEpoch` is part of the key: signed thumbnail URLs
+   * inside the JSON are renewed with it.
    */
-  async page(q: {
-    storageId: number;
-    /** The storage's tenant (its rows carry it). */
-    tenantId: number;
-    dir: string;
-    sort: SortField;
-    desc: boolean;
-    limit: number;
-    offset: number;
-    after?: Keyset;
-    perm: Level;
-    stamp?: (id: number) => string;
-    stampEpoch: number;
-  }): Promise<IndexedPage | PageSeek | null> {
+  async page(q: Omit<PageQuery, 'total'> & { stamp?: (id: number) => string; stampEpoch: number }): Promise<IndexedPage | PageSeek | null> {
     const key = `${q.storageId}\u0000${q.dir}\u0000${q.sort}\u0000${q.perm}\u0000${q.stampEpoch}`;
     // The generation the index is of: a change landing while it is read leaves it stale, never served.
     const gen = this.cache.stampOf(q.storageId, q.dir);
@@ -120,7 +118,7 @@ export class FolderIndexes {
       ix = await this.build({ id: q.storageId, tenant_id: q.tenantId }, q.dir, q.sort, q.perm, q.stamp);
       this.cache.set(q.storageId, q.dir, key, ix, gen);
     }
-    if ('tooBig' in ix) return this.seek(ix, q, key, gen);
+    if ('tooBig' in ix) return q.after ? { total: ix.total, after: q.after, offset: 0 } : this.chunked(ix, q, key + (q.desc ? '\u0000desc' : ''), gen);
     if (q.desc) {
       // Descending is its own index (the ascending one reordered, no query): every page stays one slice.
       const asc = ix;
@@ -139,56 +137,126 @@ export class FolderIndexes {
       // Each entry carries its trailing comma in the index; the page's last one is cut.
       entries: [OPEN, from < to ? ix.body.subarray(ix.starts[from], ix.starts[to] - 1) : EMPTY, CLOSE],
       total: n,
-      next: last < 0 ? null : { type: last < ix.dirs ? 'dir' : 'file', value: ix.values[last], key: ix.keys[last], id: ix.ids[last] },
+      next: last < 0 ? null : keysetOf(ix, last),
     };
   }
 
-  /** Where the page of a folder too big to index starts (a cursor's own keyset, else the anchor before `offset`). */
-  private async seek(
-    big: BigFolder,
-    q: { storageId: number; tenantId: number; dir: string; sort: SortField; desc: boolean; offset: number; after?: Keyset },
-    key: string,
-    gen: string,
-  ): Promise<PageSeek> {
-    if (q.after) return { total: big.total, after: q.after, offset: 0 };
-    const k = Math.min(Math.floor(q.offset / ANCHOR_STEP), Math.floor(big.total / ANCHOR_STEP));
-    if (k === 0) return { total: big.total, offset: q.offset };
-    const order = key + (q.desc ? '\u0000desc' : '');
-    let anchors = (this.cache.get(q.storageId, q.dir, order + '\u0000anchors') as BigFolder | undefined)?.anchors;
-    if (!anchors) {
-      anchors = await this.repo.anchors({ id: q.storageId, tenant_id: q.tenantId }, q.dir, q.sort, q.desc, ANCHOR_STEP);
-      this.cache.set(q.storageId, q.dir, order + '\u0000anchors', { ...big, anchors, bytes: 64 + anchors.length * 64 }, gen);
+  /**
+   * An offset page of a folder too big to index: slices of the chunks it spans. A chunk shorter than
+   * ANCHOR_STEP (the folder lost rows since it was counted: a removal's change note can trail its commit)
+   * ends the page.
+   */
+  private async chunked(big: BigFolder, q: PageOf & { offset: number; limit: number }, order: string, gen: string): Promise<IndexedPage> {
+    // The anchors, then the chunks, are read in the background from the order's first page on: cold, the
+    // first random pages each waited for the anchors' ~100 statements and one or two chunks' SQL, every
+    // other page behind them (a 100,000-entry folder's first random pages: p99 ~500 ms at 8 clients).
+    if (!this.reading.has(`${order}\u0000warm\u0000${gen}`))
+      this.once(`${order}\u0000warm\u0000${gen}`, () => this.warm(big, q, order, gen)).catch(() => undefined);
+    const end = Math.min(big.total, q.offset + q.limit);
+    const pieces: Buffer[] = [];
+    let next: Keyset | null = null;
+    for (let at = q.offset; at < end; ) {
+      const k = Math.floor(at / ANCHOR_STEP);
+      const chunk = await this.chunk(big, q, order, gen, k);
+      const n = chunk.ids.length;
+      const from = at - k * ANCHOR_STEP;
+      if (from >= n) break;
+      const to = Math.min(n, end - k * ANCHOR_STEP);
+      pieces.push(chunk.body.subarray(chunk.starts[from], chunk.starts[to]));
+      at = k * ANCHOR_STEP + to;
+      const more = to < n || (n === ANCHOR_STEP && at < big.total);
+      next = more ? keysetOf(chunk, to - 1) : null;
+      if (n < ANCHOR_STEP) break;
     }
-    // The folder may have lost rows since it was counted (the count and anchors are of one generation, but a
-    // removal's change note can trail its commit): seek from the last anchor there is.
-    const at = Math.min(k, anchors.length);
-    return at === 0 ? { total: big.total, offset: q.offset } : { total: big.total, after: anchors[at - 1], offset: q.offset - at * ANCHOR_STEP };
+    // Each entry carries its trailing comma in a chunk; the page's last one is cut.
+    if (pieces.length) pieces.push(pieces.pop()!.subarray(0, -1));
+    return { entries: [OPEN, ...pieces, CLOSE], total: big.total, next };
+  }
+
+  /** Chunk `k` of a big folder in one order (rows k × ANCHOR_STEP onwards), read from its anchor when not held. */
+  private chunk(big: BigFolder, q: PageOf, order: string, gen: string, k: number): Promise<FolderIndex> {
+    const key = `${order}\u0000chunk${k}`;
+    const hit = this.cache.get(q.storageId, q.dir, key) as FolderIndex | undefined;
+    if (hit) return Promise.resolve(hit);
+    return this.once(`${key}\u0000${gen}`, async () => {
+      const anchors = k ? await this.anchors(big, q, order, gen) : [];
+      if (anchors.length < k) return indexOf([]);
+      const rows = await this.rows({ ...q, limit: ANCHOR_STEP, offset: 0, after: anchors[k - 1] });
+      const chunk = indexOf(rows, q.stamp);
+      this.cache.set(q.storageId, q.dir, key, chunk, gen);
+      return chunk;
+    });
+  }
+
+  /** The keyset of every ANCHOR_STEP-th row of a big folder in one order (read once per generation). */
+  private anchors(big: BigFolder, q: PageOf, order: string, gen: string): Promise<Keyset[]> {
+    const key = `${order}\u0000anchors`;
+    const hit = (this.cache.get(q.storageId, q.dir, key) as BigFolder | undefined)?.anchors;
+    if (hit) return Promise.resolve(hit);
+    return this.once(`${key}\u0000${gen}`, async () => {
+      const anchors = await this.repo.anchors({ id: q.storageId, tenant_id: q.tenantId }, q.dir, q.sort, q.desc, ANCHOR_STEP);
+      this.cache.set(q.storageId, q.dir, key, { ...big, anchors, bytes: 64 + anchors.length * 64 }, gen);
+      return anchors;
+    });
+  }
+
+  /**
+   * Reads a big folder's anchors and, up to WARM_MAX_ENTRIES, every chunk,
+   * one statement at a time with the loop let go between them; stops once the folder changed.
+   */
+  private async warm(big: BigFolder, q: PageOf, order: string, gen: string): Promise<void> {
+    await this.anchors(big, q, order, gen);
+    if (big.total > WARM_MAX_ENTRIES) return;
+    for (let k = 0; k * ANCHOR_STEP < big.total && this.cache.stampOf(q.storageId, q.dir) === gen; k++) {
+      await this.chunk(big, q, order, gen, k);
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  /** `read()`, or the one already under way for `key`. */
+  private once<T>(key: string, read: () => Promise<T>): Promise<T> {
+    let p = this.reading.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = read().finally(() => this.reading.delete(key));
+      this.reading.set(key, p);
+    }
+    return p;
   }
 
   private async build(s: StorageRef, dir: string, sort: SortField, perm: Level, stamp?: (id: number) => string): Promise<FolderIndex | BigFolder> {
     const total = await this.repo.size(s, dir);
     if (total > MAX_ENTRIES) return { tooBig: true, total, bytes: 64 };
-    const rows = await this.repo.rows(s, dir, sort, this.locked(s.id), perm);
-    const n = rows.length;
-    const texts = rows.map((r) => Buffer.from(stampThumbs(r[0], stamp)));
-    const starts = new Uint32Array(n + 1);
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      starts[i] = at;
-      at += texts[i].length + 1; // a comma after each entry: an ascending page is then one slice
-    }
-    starts[n] = at;
-    const body = Buffer.allocUnsafeSlow(at);
-    for (let i = 0; i < n; i++) {
-      texts[i].copy(body, starts[i]);
-      body[starts[i + 1] - 1] = 0x2c;
-    }
-    let dirs = 0;
-    while (dirs < n && rows[dirs][1] === 'dir') dirs++;
-    const keys = rows.map((r) => r[3]);
-    const bytes = at + n * 24 + keys.reduce((a, k) => a + 2 * k.length + 16, 0);
-    return { body, starts, dirs, ids: Float64Array.from(rows, (r) => r[4]), values: Float64Array.from(rows, (r) => r[2]), keys, bytes };
+    return indexOf(await this.repo.rows(s, dir, sort, this.locked(s.id), perm), stamp);
   }
+}
+
+/** What a page asks of a folder's index. */
+type PageOf = Pick<PageQuery, 'storageId' | 'tenantId' | 'dir' | 'sort' | 'desc' | 'perm'> & { stamp?: (id: number) => string };
+
+/** The keyset of row `i` of an index. */
+const keysetOf = (ix: FolderIndex, i: number): Keyset => ({ type: i < ix.dirs ? 'dir' : 'file', value: ix.values[i], key: ix.keys[i], id: ix.ids[i] });
+
+/** An index of `rows` (in one order), their thumbnail URLs signed by `stamp`. */
+function indexOf(rows: FolderRow[], stamp?: (id: number) => string): FolderIndex {
+  const n = rows.length;
+  const texts = rows.map((r) => Buffer.from(stampThumbs(r[0], stamp)));
+  const starts = new Uint32Array(n + 1);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    starts[i] = at;
+    at += texts[i].length + 1; // a comma after each entry: an ascending page is then one slice
+  }
+  starts[n] = at;
+  const body = Buffer.allocUnsafeSlow(at);
+  for (let i = 0; i < n; i++) {
+    texts[i].copy(body, starts[i]);
+    body[starts[i + 1] - 1] = 0x2c;
+  }
+  let dirs = 0;
+  while (dirs < n && rows[dirs][1] === 'dir') dirs++;
+  const keys = rows.map((r) => r[3]);
+  const bytes = at + n * 24 + keys.reduce((a, k) => a + 2 * k.length + 16, 0);
+  return { body, starts, dirs, ids: Float64Array.from(rows, (r) => r[4]), values: Float64Array.from(rows, (r) => r[2]), keys, bytes };
 }
 
 const OPEN = Buffer.from('[');

@@ -7,7 +7,8 @@ import type { Db } from '../db';
 import type { Level, StorageRef } from '../catalogue';
 import { entryJsonSql, lockJoin } from './entry';
 import { FolderIndexes } from './folder-index';
-import { listingOrder, SORT_COLUMN, type Keyset, type SortField } from './listing.types';
+import type { FolderRow } from './folder-index.repo';
+import { afterParams, afterSql, listingOrder, SORT_COLUMN, type Keyset, type SortField } from './listing.types';
 
 export type { Keyset, SortField } from './listing.types';
 
@@ -36,16 +37,13 @@ export interface Page {
 
 const COUNT_SQL = 'SELECT count(*) FROM nodes WHERE tenant_id = @t AND storage_id = @s AND dir = @d AND deleted_at IS NULL';
 
-/** A page row: the entry's JSON, then its keyset (type, sort value, natural key, id). */
-type PageRow = [string, 'dir' | 'file', number, string, number];
-
-function pageParams(q: PageQuery): Record<string, unknown> {
+function pageParams(q: Omit<PageQuery, 'total'>): Record<string, unknown> {
   const params: Record<string, unknown> = { t: q.tenantId, s: q.storageId, d: q.dir, perm: q.perm, limit: q.limit, offset: q.offset };
-  if (q.after) Object.assign(params, { av: q.after.value, ak: q.after.key, ai: q.after.id });
+  if (q.after) Object.assign(params, afterParams(q.after));
   return params;
 }
 
-function pageOf(rows: PageRow[], total: number): Page {
+function pageOf(rows: FolderRow[], total: number): Page {
   const tail = rows[rows.length - 1];
   return {
     json: '[' + rows.map((r) => r[0]).join(',') + ']',
@@ -79,7 +77,7 @@ export class ListingRepo {
     private db: Db,
     private locked: (storageId: number) => boolean = () => false,
   ) {
-    this.indexes = new FolderIndexes(db, locked);
+    this.indexes = new FolderIndexes(db, locked, (q) => this.rows(q));
   }
 
   /** The folder `dir` in the catalogue (a never-seen one is worth a short wait). */
@@ -94,12 +92,17 @@ export class ListingRepo {
    * what page 1 costs). The page and its count go side by side (PostgreSQL: on two pooled connections).
    */
   async page(q: PageQuery): Promise<Page> {
-    const sql = pageSql(q.sort, q.desc, q.after?.type, this.locked(q.storageId), this.db.dialect);
     const [rows, total] = await Promise.all([
-      this.db.async.sql<PageRow>(sql, pageParams(q), { raw: true }),
+      this.rows(q),
       q.total ?? this.db.async.sql<[number]>(COUNT_SQL, { t: q.tenantId, s: q.storageId, d: q.dir }, { raw: true }).then(([[n]]) => Number(n)),
     ]);
     return pageOf(rows, total);
+  }
+
+  /** A page's rows (each entry's JSON and keyset), without the folder's count. */
+  rows(q: Omit<PageQuery, 'total'>): Promise<FolderRow[]> {
+    const sql = pageSql(q.sort, q.desc, q.after?.type, this.locked(q.storageId), this.db.dialect);
+    return this.db.async.sql<FolderRow>(sql, pageParams(q), { raw: true });
   }
 }
 
@@ -108,12 +111,8 @@ export class ListingRepo {
  * keyset of the previous page's last row's type @av, @ak, @ai. `locks`: the storage may hold app locks.
  */
 export function pageSql(sort: SortField, desc: boolean, keyset?: 'dir' | 'file', locks = false, dialect: 'sqlite' | 'postgres' = 'sqlite'): string {
-  const cmp = desc ? '<' : '>';
   const col = SORT_COLUMN[sort];
-  const tuple = col ? `(${col}, sort_key, id) ${cmp} (@av, @ak, @ai)` : `(sort_key, id) ${cmp} (@ak, @ai)`;
-  // Folders first: after a folder come the rest of the folders and every file; after a file, only files
-  // (two shapes so the file case stays one index range).
-  const after = keyset === 'dir' ? ` AND ((type = 'dir' AND ${tuple}) OR type = 'file')` : keyset === 'file' ? ` AND type = 'file' AND ${tuple}` : '';
+  const after = keyset ? afterSql(sort, desc, keyset) : '';
   return `SELECT ${entryJsonSql(dialect, locks)}, type, ${col ?? 0}, sort_key, id FROM nodes${locks ? lockJoin('nodes') : ''}
        WHERE nodes.tenant_id = @t AND storage_id = @s AND dir = @d AND deleted_at IS NULL${after}
        ORDER BY ${listingOrder(sort, desc)} LIMIT @limit OFFSET @offset`;

@@ -19,3 +19,18 @@ export function listingOrder(sort: SortField, desc: boolean): string {
   const col = SORT_COLUMN[sort];
   return col ? `type, ${col} ${d}, sort_key ${d}, id ${d}` : `type, sort_key ${d}, id ${d}`;
 }
+
+/**
+ * The condition (after the folder's) that keeps the rows after a keyset of type `type` in the listing's
+ * order, on named parameters @av, @ak, @ai: after a folder come the rest of the folders and every file;
+ * after a file, only files (two shapes so the file case stays one index range).
+ */
+export function afterSql(sort: SortField, desc: boolean, type: 'dir' | 'file'): string {
+  const cmp = desc ? '<' : '>';
+  const col = SORT_COLUMN[sort];
+  const tuple = col ? `(${col}, sort_key, id) ${cmp} (@av, @ak, @ai)` : `(sort_key, id) ${cmp} (@ak, @ai)`;
+  return type === 'dir' ? ` AND ((type = 'dir' AND ${tuple}) OR type = 'file')` : ` AND type = 'file' AND ${tuple}`;
+}
+
+/** The named parameters of `afterSql`. */
+export const afterParams = (k: Keyset): Record<string, unknown> => ({ av: k.value, ak: k.key, ai: k.id });
