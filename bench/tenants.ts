@@ -9,6 +9,7 @@
  *   npm run bench -- tenants   (BENCH_TENANTS=100, BENCH_RUNS=5, BENCH_SECONDS=8, BENCH_CPU_PROF=<dir>)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -26,6 +27,8 @@ const CONNS = 32;
 /** BENCH_CPU_PROF=<dir>: both services run under `--cpu-prof` (into <dir>/single and <dir>/multi; written at the stop). */
 const PROF = process.env.BENCH_CPU_PROF;
 const profArgs = (name: string): string[] => (PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(PROF, name)}`] : []);
+/** BENCH_HEAP_SNAPSHOT=<dir>: a heap snapshot of the multi-tenant service once it idles, before the load (SIGUSR2). */
+const HEAP = process.env.BENCH_HEAP_SNAPSHOT;
 const BOSS = { password: 'bench-password-1' };
 const json = { 'content-type': 'application/json' };
 // Cheaper password hashing: 1,100 accounts are made; the requests measured carry bearer tokens, never a password.
@@ -77,6 +80,16 @@ async function synced(svc: Service, token: string, base = ''): Promise<void> {
   }
 }
 
+/** Catalogue rows whose names the search index has not taken yet (its background pass; SQLite, read-only). */
+function behind(svc: Service): number {
+  const db = new Database(join(svc.dataDir, 'filedock.sqlite'), { readonly: true });
+  try {
+    return (db.prepare('SELECT (SELECT max(id) FROM nodes) - coalesce((SELECT max(rowid) FROM search_fts), 0) AS n').get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
 /** Waits until a process has used under 5 % of a core over 3 s (at most 10 minutes; 100 idle tenants use ~3 %); returns the seconds waited. */
 async function idle(pid: number): Promise<number> {
   const t0 = performance.now();
@@ -98,9 +111,12 @@ async function main(): Promise<void> {
   console.log(`trees written: ${TENANTS + 1} × ${FOLDERS * PER_FOLDER + 1} files in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   /** The multi-tenant service's measured stretches, for its profile. */
-  const windows = new Map<Service, Array<[number, number]>>();
+  const windows = new Map<Service, Array<[number, number, string]>>();
   const single = await startService(env, profArgs('single'));
-  const multi = await startService({ ...env, SERVICE_MULTI_TENANT: '1' }, profArgs('multi'));
+  const multi = await startService({ ...env, SERVICE_MULTI_TENANT: '1' }, [
+    ...profArgs('multi'),
+    ...(HEAP ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${HEAP}`] : []),
+  ]);
   try {
     const singleToken = await mount(single, 'Docs', join(files.dir, 'single'));
     await synced(single, singleToken);
@@ -151,9 +167,25 @@ async function main(): Promise<void> {
         const r = await get(svc.port, path, headers);
         if (r.status !== 200) throw new Error(`${tname} ${path}: ${r.status} ${r.body.slice(0, 300)}`);
       }
+    if (HEAP) {
+      await idle(multi.proc.pid!);
+      multi.proc.kill('SIGUSR2');
+      // Written while the process stands still: done once it uses CPU at its idle rate again.
+      await sleep(5000);
+      await idle(multi.proc.pid!);
+      console.log(`heap snapshot of the multi-tenant service written to ${HEAP}`);
+    }
     // The first syncs' follow-up work (search names of a million files, thumbnails' checks) runs in the background:
     // measure each service once it idles, not while it catches up (its CPU would be charged to the requests).
-    for (const [tname, svc] of targets) console.log(`${tname}: idle after ${await idle(svc.proc.pid!)} s`);
+    for (const [tname, svc] of targets) {
+      const waited = await idle(svc.proc.pid!);
+      // The status route's memory section (the operator's): a larger heap costs every request in the collector's time.
+      const asAdmin = { authorization: `Bearer ${svc === single ? singleToken : operator}` };
+      const m = JSON.parse((await get(svc.port, '/api/admin/status', asAdmin)).body).memory as Record<string, number> | undefined;
+      console.log(
+        `${tname}: idle after ${waited} s; ${behind(svc)} names not in the search index yet; RSS ${m?.rss_mb} MB, heap ${m?.heap_used_mb} of ${m?.heap_total_mb} MB, external ${m?.external_mb} MB`,
+      );
+    }
 
     const got = new Map<string, Array<{ rps: number; p99: number; cpuUs: number }>>();
     for (let run = 0; run < RUNS; run++)
@@ -164,7 +196,7 @@ async function main(): Promise<void> {
           const w0 = monotonicUs();
           const r = await wrk(svc.url + path, { connections: CONNS, seconds: SECONDS, headers });
           const c1 = cpuTimes(pid);
-          windows.set(svc, [...(windows.get(svc) ?? []), [w0, monotonicUs()]]);
+          windows.set(svc, [...(windows.get(svc) ?? []), [w0, monotonicUs(), wname]]);
           if (r.errors || r.non2xx) console.log(`${tname} ${wname} round ${run + 1}: ${r.errors} socket errors, ${r.non2xx} answers not 2xx/3xx`);
           const key = `${wname}\0${tname}`;
           got.set(key, [...(got.get(key) ?? []), { rps: r.rps, p99: r.p99, cpuUs: ((c1.user + c1.sys - c0.user - c0.sys) * 1e6) / r.requests }]);
@@ -195,6 +227,7 @@ async function main(): Promise<void> {
       `Multi-tenant mode's cost: ${TENANTS} tenants × ${PEOPLE} people × ${FOLDERS * PER_FOLDER} files (${RUNS} rounds of ${SECONDS} s, ${CONNS} connections)`,
       rows,
     );
+    console.log(`names not in the search index after the load: single-tenant ${behind(single)}, multi-tenant ${behind(multi)}`);
     console.log(`RSS: single-tenant ${single.rssMb().toFixed(0)} MB, multi-tenant ${multi.rssMb().toFixed(0)} MB`);
     console.log(`target (within 5 % of single-tenant mode, req/s): ${verdict ? 'met' : 'missed'}`);
   } finally {
@@ -209,8 +242,17 @@ async function main(): Promise<void> {
     ] as const) {
       const prof = latestMainProfile(join(PROF, name));
       if (!prof) continue;
-      table(`The ${name}-tenant service's main thread while measured (${prof})`, profileSummary(prof, 30, windows.get(svc)));
-      writeFileSync(`${prof}.windows.json`, JSON.stringify(windows.get(svc)));
+      const spans = windows.get(svc) ?? [];
+      table(
+        `The ${name}-tenant service's main thread while measured (${prof})`,
+        profileSummary(
+          prof,
+          30,
+          spans.map(([a, b]) => [a, b]),
+        ),
+      );
+      // The stretches by workload, for a comparison of two profiles by function.
+      writeFileSync(`${prof}.windows.json`, JSON.stringify(spans));
     }
 }
 

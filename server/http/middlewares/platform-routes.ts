@@ -43,7 +43,10 @@ export const PLATFORM_ROUTES: readonly RegExp[] = [
  * trailing slash, so this does too: `/API/ADMIN/UPDATE` reaches the update route and must meet the gate.
  */
 export const isPlatformRoute = (method: string, path: string): boolean => {
-  const line = `${method.toUpperCase()} ${path.toLowerCase()}`;
+  const lower = path.toLowerCase();
+  // Every entry above starts with one of these: most requests (listings, downloads) are decided here.
+  if (!lower.startsWith('/api/admin/') && !lower.startsWith('/api/platform') && !lower.startsWith('/metrics')) return false;
+  const line = `${method.toUpperCase()} ${lower}`;
   return PLATFORM_ROUTES.some((re) => re.test(line));
 };
 
