@@ -60,7 +60,11 @@ export interface Service {
  * `BENCH_DIST` (read at each start) names another tree's dist/, kept inside this checkout so node_modules
  * resolve: two builds can then alternate in the same conditions.
  */
-export async function startService(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Service & { startMs: number }> {
+export async function startService(
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+  o: { stdout?: boolean } = {},
+): Promise<Service & { startMs: number }> {
   const dataDir = env.SERVICE_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'filedock-bench-'));
   const port = await freePort();
   const t0 = performance.now();
@@ -75,7 +79,8 @@ export async function startService(env: Record<string, string> = {}, nodeArgs: s
       SERVICE_UPDATE_CHECK: '0',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // The service logs to stderr; `stdout`: what V8 prints (`--trace-gc`) reaches the bench's output too.
+    stdio: ['ignore', o.stdout ? 'inherit' : 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   for (;;) {

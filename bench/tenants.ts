@@ -27,6 +27,8 @@ const CONNS = 32;
 /** BENCH_CPU_PROF=<dir>: both services run under `--cpu-prof` (into <dir>/single and <dir>/multi; written at the stop). */
 const PROF = process.env.BENCH_CPU_PROF;
 const profArgs = (name: string): string[] => (PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(PROF, name)}`] : []);
+/** BENCH_TRACE_GC=1: the multi-tenant service's `--trace-gc` lines, between markers of the measured stretches, on stdout. */
+const TRACE_GC = process.env.BENCH_TRACE_GC === '1';
 /** BENCH_HEAP_SNAPSHOT=<dir>: a heap snapshot of the multi-tenant service once it idles, before the load (SIGUSR2). */
 const HEAP = process.env.BENCH_HEAP_SNAPSHOT;
 const BOSS = { password: 'bench-password-1' };
@@ -113,10 +115,11 @@ async function main(): Promise<void> {
   /** The multi-tenant service's measured stretches, for its profile. */
   const windows = new Map<Service, Array<[number, number, string]>>();
   const single = await startService(env, profArgs('single'));
-  const multi = await startService({ ...env, SERVICE_MULTI_TENANT: '1' }, [
-    ...profArgs('multi'),
-    ...(HEAP ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${HEAP}`] : []),
-  ]);
+  const multi = await startService(
+    { ...env, SERVICE_MULTI_TENANT: '1' },
+    [...profArgs('multi'), ...(HEAP ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${HEAP}`] : []), ...(TRACE_GC ? ['--trace-gc'] : [])],
+    { stdout: TRACE_GC },
+  );
   try {
     const singleToken = await mount(single, 'Docs', join(files.dir, 'single'));
     await synced(single, singleToken);
@@ -194,7 +197,9 @@ async function main(): Promise<void> {
           const pid = svc.proc.pid!;
           const c0 = cpuTimes(pid);
           const w0 = monotonicUs();
+          if (TRACE_GC) console.log(`== start: ${wname}, ${tname}`);
           const r = await wrk(svc.url + path, { connections: CONNS, seconds: SECONDS, headers });
+          if (TRACE_GC) console.log(`== end: ${wname}, ${tname}`);
           const c1 = cpuTimes(pid);
           windows.set(svc, [...(windows.get(svc) ?? []), [w0, monotonicUs(), wname]]);
           if (r.errors || r.non2xx) console.log(`${tname} ${wname} round ${run + 1}: ${r.errors} socket errors, ${r.non2xx} answers not 2xx/3xx`);
