@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isAppError } from '../../../errors';
 import { tempDir } from '../../../../test/helpers/tools';
 import { localDriver } from '.';
-import { RACY_MS, SMALL_MAX_BYTES } from './local.small-files';
+import { RACY_MS, SMALL_MAX_BYTES, smallFiles } from './local.small-files';
 import type { StorageDriver } from '../../types';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -27,6 +27,8 @@ before(async () => {
   writeFileSync(`${root}/a/gone.txt`, 'gone');
   writeFileSync(`${root}/a/big.bin`, Buffer.alloc(SMALL_MAX_BYTES + 1, 7));
   writeFileSync(`${tmp.dir}/outside/note.txt`, 'outside');
+  mkdirSync(`${root}/many`);
+  for (let i = 0; i < 600; i++) writeFileSync(`${root}/many/${i}.bin`, Buffer.alloc(SMALL_MAX_BYTES, i % 256));
   // Everything above settles: older than the racy window.
   await sleep(RACY_MS + 200);
 });
@@ -76,4 +78,18 @@ test('a folder on the path swapped for a symlink out of the root never serves th
   renameSync(`${root}/b`, `${root}/b-moved`);
   symlinkSync(`${tmp.dir}/outside`, `${root}/b`);
   await assert.rejects(d.statLocal!('b/note.txt', { open: true }), (e) => isAppError(e) && e.code === 'permission_denied');
+});
+
+test('the kept bytes stay within the budget (32 MiB): the least recently served go, and every file is still served whole', async () => {
+  for (let i = 0; i < 600; i++) {
+    const got = await d.statLocal!(`many/${i}.bin`, { open: true });
+    assert.equal(got.bytes?.length, SMALL_MAX_BYTES);
+    assert.equal(got.bytes?.[0], i % 256);
+  }
+  assert.ok(smallFiles.keptBytes <= 32 << 20, `${smallFiles.keptBytes} bytes kept`);
+  assert.ok(smallFiles.keptBytes >= 16 << 20, 'eviction leaves most of the budget in use');
+  // The most recent is still kept: served again without a read (the same buffer).
+  const a = await d.statLocal!('many/599.bin', { open: true });
+  const b = await d.statLocal!('many/599.bin', { open: true });
+  assert.equal(a.bytes, b.bytes);
 });

@@ -44,6 +44,8 @@ interface Kept {
   /** The contained real path it was opened as. */
   real: string;
   bytes: Buffer;
+  /** When it was last served (a counter): the least recent go first once the budget is passed. */
+  used: number;
 }
 
 const same = (k: Kept, st: Stats) => st.ino === k.ino && st.dev === k.dev && st.size === k.size && st.mtimeMs === k.mtimeMs && st.ctimeMs === k.ctimeMs;
@@ -51,6 +53,7 @@ const same = (k: Kept, st: Stats) => st.ino === k.ino && st.dev === k.dev && st.
 class SmallFiles {
   private kept = new Map<string, Kept>();
   private bytes = 0;
+  private tick = 0;
   /** Per device (`st.dev`): whether its filesystem is on a local disk (asked once with `statfs`). */
   private localDevs = new Map<number, boolean>();
 
@@ -63,9 +66,8 @@ class SmallFiles {
       this.forget(abs);
       return null;
     }
-    // Most recently served last: the Map's order is the eviction order.
-    this.kept.delete(abs);
-    this.kept.set(abs, k);
+    // Stamped, not moved to the Map's end: a delete and a set per download churned the Map's table.
+    k.used = ++this.tick;
     return { bytes: k.bytes, real: k.real, st };
   }
 
@@ -84,13 +86,24 @@ class SmallFiles {
       this.localDevs.set(st.dev, type !== null && LOCAL_FS.has(type));
     }
     this.forget(abs);
-    this.kept.set(abs, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, real, bytes });
+    this.kept.set(abs, { dev: st.dev, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, real, bytes, used: ++this.tick });
     this.bytes += st.size;
-    for (const [oldest] of this.kept) {
-      if (this.bytes <= BUDGET_BYTES) break;
-      this.forget(oldest);
-    }
+    if (this.bytes > BUDGET_BYTES) this.evict();
     return bytes;
+  }
+
+  /** The bytes kept now (the status and the tests). */
+  get keptBytes(): number {
+    return this.bytes;
+  }
+
+  /** Drops the least recently served until a quarter of the budget is free (a sort now and then, not per download). */
+  private evict(): void {
+    const byUse = [...this.kept].sort((a, b) => a[1].used - b[1].used);
+    for (const [abs] of byUse) {
+      if (this.bytes <= (BUDGET_BYTES * 3) / 4) break;
+      this.forget(abs);
+    }
   }
 
   private forget(abs: string): void {
