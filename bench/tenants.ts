@@ -27,6 +27,8 @@ const CONNS = 32;
 /** BENCH_CPU_PROF=<dir>: both services run under `--cpu-prof` (into <dir>/single and <dir>/multi; written at the stop). */
 const PROF = process.env.BENCH_CPU_PROF;
 const profArgs = (name: string): string[] => (PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(PROF, name)}`] : []);
+/** BENCH_OPERATOR=1: also measured, the multi-tenant service's tenant 1 (the operator, with a storage of the same files): tells a tenant admin's path from the mode's. */
+const OPERATOR = process.env.BENCH_OPERATOR === '1';
 /** BENCH_TRACE_GC=1: the multi-tenant service's `--trace-gc` lines, between markers of the measured stretches, on stdout. */
 const TRACE_GC = process.env.BENCH_TRACE_GC === '1';
 /** BENCH_HEAP_SNAPSHOT=<dir>: a heap snapshot of the multi-tenant service once it idles, before the load (SIGUSR2). */
@@ -110,6 +112,7 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   tree(join(files.dir, 'single'));
   for (let t = 0; t < TENANTS; t++) tree(join(files.dir, `t${t}`));
+  if (OPERATOR) tree(join(files.dir, 'operator'));
   console.log(`trees written: ${TENANTS + 1} × ${FOLDERS * PER_FOLDER + 1} files in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
   /** The multi-tenant service's measured stretches, for its profile. */
@@ -155,10 +158,15 @@ async function main(): Promise<void> {
 
     const pick = Math.floor(TENANTS * 0.57);
     const host = `t${pick}.bench.test`;
+    const opToken = OPERATOR ? await mount(multi, 'Docs', join(files.dir, 'operator')) : '';
+    if (OPERATOR) await synced(multi, opToken);
     const targets: Array<[string, Service, Record<string, string>]> = [
       ['single-tenant', single, { authorization: `Bearer ${singleToken}` }],
       // `Host`, capitalised: wrk's script then replaces its own Host header instead of sending a second one.
       [`multi-tenant (tenant ${pick} of ${TENANTS})`, multi, { authorization: `Bearer ${tokens[pick]}`, Host: host }],
+      ...(OPERATOR
+        ? [['multi-tenant (tenant 1, the operator)', multi, { authorization: `Bearer ${opToken}` }] as [string, Service, Record<string, string>]]
+        : []),
     ];
     const workloads: Array<[string, string]> = [
       ['listing, 100 entries', '/api/files/manager?path=/Docs/d050&limit=100'],
