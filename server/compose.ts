@@ -14,7 +14,6 @@ import type { Config } from './config';
 import {
   DEFAULT_TENANT,
   InstancesRepo,
-  TenantPurgeRepo,
   type TenantScope,
   cliAppName,
   localChannel,
@@ -28,18 +27,8 @@ import { Bell, EventBus, RealtimeHub, Webhooks, attachBell, createMailer } from 
 import { attachAudit } from './audit';
 import { Governor, JobQueue, Scheduler } from './jobs';
 import { processCpuSeconds } from './lib/proc-cpu';
-import {
-  Brandings,
-  TenantDirectory,
-  TenantLogosRepo,
-  TenantPurge,
-  TenantQuotas,
-  TenantRecordsRepo,
-  TenantsService,
-  createAuth,
-  createOidc,
-  setPasswordCost,
-} from './auth';
+import { createAuth, createOidc, setPasswordCost } from './auth';
+import { composeTenants } from './compose-tenants';
 import { DriverManager, DriverRegistry, builtinDrivers, discoverPlugins, loadPluginDriver, type VolumeProbe } from './storage';
 import {
   createCatalogue,
@@ -159,30 +148,18 @@ export async function compose(config: Config, opts: ComposeOptions) {
       desktopBootstrap: config.desktopBootstrap,
       allowSignup: () => settings.get('allow_signup'),
     });
-    // Multi-tenant mode (docs/tenants.md): the tenants a request selects by host or prefix, held in memory.
-    const tenantRecords = new TenantRecordsRepo(db);
-    const tenants = config.multiTenant ? new TenantDirectory(tenantRecords) : null;
-    if (tenants) {
-      await tenants.load();
-      tenants.attachChannel(channel);
-    }
-    // Every tenant's branding of its public pages (tenant 1's in single-tenant mode), held in memory too.
-    const brandings = new Brandings(tenantRecords, new TenantLogosRepo(db), bus);
-    await brandings.load();
-    brandings.attachChannel(channel);
-    // A deleted tenant's rows in every module, removed by an op after the delete (also after a restart).
-    const tenantPurge = new TenantPurge({ repo: new TenantPurgeRepo(db), records: tenantRecords, queue });
-    tenantPurge.register();
-    const platformTenants = tenants ? new TenantsService(tenantRecords, tenants, auth.users, bus, brandings, tenantPurge) : null;
-    // Quotas per tenant (docs/tenants.md, "Step 4: quotas"): read from the directory, counted from the catalogue
-    // (reached at call time: built below), the people and the links. Single-tenant mode checks none.
-    const quotas = tenants
-      ? new TenantQuotas((t) => tenants.byId(t.tenant_id)?.quotas, auth.repo, {
-          storage: (t) => catalogue.usage.of(t),
-          links: (t) => shares.service.repo.activeCount(t, new Date().toISOString()),
-        })
-      : null;
-    if (quotas) auth.users.limitPeople((t) => quotas.limit(t, 'people'));
+    // Tenants (docs/tenants.md): the directory, brandings, purge, the operator's service and the quotas.
+    const { tenants, brandings, tenantPurge, platformTenants, quotas } = await composeTenants({
+      multiTenant: config.multiTenant,
+      db,
+      channel,
+      bus,
+      queue,
+      auth,
+      // Built below: asked at call time.
+      storage: (t) => catalogue.usage.of(t),
+      links: (t) => shares.service.repo.activeCount(t, new Date().toISOString()),
+    });
     const oidc = createOidc({
       db,
       bus,

@@ -18,12 +18,8 @@ import type { SettingsStore } from '../settings';
 import { DROP_DEFAULTS, dropSettingsOf, shareState, shareView } from './share-views';
 import { SharesRepo, shareStorage, type NewShare, type ShareRow } from './shares.repo';
 import { LinkPinGate } from './link-pin';
-import { DEFAULT_TENANT, type TenantScope } from '../db';
-
-const hrefAt = (start: string, s: Pick<ShareRow, 'kind' | 'token'>): string => `${start}/${s.kind === 'drop' ? 'd' : 's'}/${s.token}`;
-
-/** A tenant's path prefix at the end of an origin (`https://host/t/acme`). */
-const TENANT_PREFIX = /\/t\/[a-z0-9-]+$/;
+import type { TenantScope } from '../db';
+import { sentShareUrl, shareUrl } from './share-urls';
 export const SWEEP_AFTER_MS = 7 * 86_400_000;
 const DAY = 86_400_000;
 const TOKEN_RE = /^[A-Za-z0-9_-]{16,64}$/;
@@ -517,25 +513,14 @@ export class SharesService {
     return `${this.o.catalogue.repo.ofAnyTenant(s.storage_id)?.name ?? s.storage_id}://${s.rel}`;
   }
 
-  /**
-   * The public address of a share (`/s/` links, `/d/` file requests). `origin`: the request's, followed by the
-   * tenant's `/t/<slug>` prefix when the request came through one; `SERVICE_PUBLIC_URL` replaces the origin
-   * and keeps the prefix, so the link opens in the same tenant.
-   */
+  /** A share's public address for this request (share-urls.ts `shareUrl`). */
   urlOf(s: Pick<ShareRow, 'kind' | 'token'>, origin: string): string {
-    const start = this.o.publicUrl ? this.o.publicUrl + (TENANT_PREFIX.exec(origin)?.[0] ?? '') : origin;
-    return hrefAt(start, s);
+    return shareUrl(this.o, s, origin);
   }
 
-  /**
-   * The address of a share sent to someone not on this request (a mail's recipient, the assistant's answer):
-   * its tenant's own address (its first host name, else the installation's address and `/t/<slug>`:
-   * `TenantDirectory.address`) whatever host or prefix the sender used. `origin` as `urlOf`'s; tenant 1 and
-   * single-tenant mode get `urlOf`'s address.
-   */
+  /** A share's address for someone it is sent to: its tenant's own (share-urls.ts `sentShareUrl`). */
   sentUrlOf(s: Pick<ShareRow, 'kind' | 'token' | 'tenant_id'>, origin: string): string {
-    if (!this.o.tenantAddress || s.tenant_id === DEFAULT_TENANT.tenant_id) return this.urlOf(s, origin);
-    return hrefAt(this.o.tenantAddress({ tenant_id: s.tenant_id }, this.o.publicUrl || origin.replace(TENANT_PREFIX, '')), s);
+    return sentShareUrl(this.o, s, origin);
   }
 
   /** Sum of the file sizes under a shared folder, from the catalogue (a share is on a storage of its tenant). */
