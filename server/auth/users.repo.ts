@@ -2,7 +2,7 @@
 import type { Principal } from './types';
 import type { Db } from '../db';
 import type { Compilable } from 'kysely';
-import { escapeLike, holdTenant, nowIso, DEFAULT_TENANT, type TenantScope, type Tx, type Unit } from '../db';
+import { escapeLike, withinLimit, nowIso, DEFAULT_TENANT, type TenantScope, type Tx, type Unit } from '../db';
 import { tenantOverQuota } from './tenant-quotas';
 import type { UsersTable } from '../db/tables';
 import type { Role, UserView } from './types';
@@ -137,11 +137,10 @@ export class UsersRepo {
   }
 
   private *insertIn(t: Tx, s: TenantScope, insert: Compilable<{ id: number }>, groups: string[], people: number | null): Unit<number> {
-    if (people !== null) {
-      yield* holdTenant(t, this.db, s);
-      const [{ n }] = yield* t.sql<{ n: number | string }>('SELECT count(*) AS n FROM users WHERE tenant_id = ?', [s.tenant_id]);
-      if (Number(n) + 1 > people) throw tenantOverQuota('people', people, Number(n));
-    }
+    if (people !== null)
+      yield* withinLimit(t, this.db, s, people, ['SELECT count(*) AS n FROM users WHERE tenant_id = ?', [s.tenant_id]], (used) =>
+        tenantOverQuota('people', people, used),
+      );
     const id = Number((yield* t.first(insert))!.id);
     if (groups.length) yield* this.setGroupsIn(t, s, id, groups);
     return id;

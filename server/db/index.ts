@@ -19,7 +19,7 @@ import { DbWaits } from './busy';
 export { MetaStore } from './meta';
 export { InstancesRepo, cliAppName, serverAppName } from './instances.repo';
 export { TenantsRepo } from './tenants.repo';
-export { holdTenant } from './tenant-lock';
+export { withinLimit } from './tenant-lock';
 export { TenantPurgeRepo, PURGE_ORDER, type ScopedTable } from './tenant-purge.repo';
 export { DbWaits, isBusy, busyError, commitInDoubt, untilFree, BUSY_TIMEOUT_MS, type BusyStats, type InDoubt, type WriteOptions } from './busy';
 

@@ -7,7 +7,7 @@
  * tenant and found, changed and counted only within one, so another tenant's id or token is not found; its
  * submissions and their files carry the share's tenant (callers pass the share row as the scope).
  */
-import { holdTenant, type Db, type TenantScope } from '../db';
+import { withinLimit, type Db, type TenantScope } from '../db';
 import { tenantOverQuota } from '../auth';
 import type { Tx } from '../db/async';
 import type { SharesTable, DropSubmissionsTable, DropFilesTable } from '../db/tables';
@@ -83,11 +83,7 @@ export class SharesRepo {
       // The storage's row is not held: a storage deleted meanwhile cascades the new share away with it.
       const [storage] = yield* t.sql('SELECT 1 AS y FROM storages WHERE id = ? AND tenant_id = ?', [s.storage_id, scope.tenant_id]);
       if (!storage) return undefined;
-      if (links !== null) {
-        yield* holdTenant(t, db, scope);
-        const [{ n }] = yield* t.sql<{ n: number | string }>(LIVE_COUNT, [scope.tenant_id, now]);
-        if (Number(n) + 1 > links) throw tenantOverQuota('links', links, Number(n));
-      }
+      if (links !== null) yield* withinLimit(t, db, scope, links, [LIVE_COUNT, [scope.tenant_id, now]], (used) => tenantOverQuota('links', links, used));
       const [made] = yield* t.sql<{ id: number }>(
         `INSERT INTO shares (tenant_id, token, kind, owner_id, storage_id, rel, is_dir, ttl, expires_at, expiry_clamped, max_downloads, max_uploads, pin_hash, comment, drop_settings, created_at, plugin_name, page_id, title, app_files)
          VALUES (@tenant_id, @token, @kind, @owner_id, @storage_id, @rel, @is_dir, @ttl, @expires_at, @expiry_clamped, @max_downloads, @max_uploads, @pin_hash, @comment, @drop_settings, @created_at, @plugin_name, @page_id, @title, @app_files)
