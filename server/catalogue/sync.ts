@@ -85,6 +85,13 @@ export class SyncEngine {
   private nodes: NodesRepo;
   private runs: SyncRunsRepo;
   private rows: SyncNodesRepo;
+  /**
+   * Publications of folder changes still under way, by `storage:folder`. A folder check answers after the
+   * folder's, whoever wrote the change: a check that finds the rows already in step (an earlier check or a
+   * full sync's batch wrote them, its `folder.changed` not yet out) would otherwise let Refresh answer
+   * before the listing's cached pages are dropped (test/http/sync-open-folder, flaky on PostgreSQL).
+   */
+  private publishing = new Map<string, Promise<void>>();
 
   constructor(
     private db: Db,
@@ -177,8 +184,25 @@ export class SyncEngine {
     const checked = await this.turns.run(s.id, [dir], () => this.folderNow(s, driver, dir, startedAt));
     // Waited for once the folder's turn is given back: publishing runs every pending event's listeners, and
     // none of them may wait behind a turn held for it.
-    await Promise.all(checked.told);
+    await Promise.all([...checked.told, this.publishing.get(`${s.id}:${dir}`)]);
     return checked.counts;
+  }
+
+  /** Tells the hook that `folders` changed, and notes the publication until it is done (`publishing`). */
+  private foldersChanged(storageId: number, folders: string[]): Promise<void> | void {
+    const told = this.hooks.onFoldersChanged?.(storageId, folders);
+    if (!told) return told;
+    const done = Promise.resolve(told).then(
+      () => undefined,
+      () => undefined,
+    );
+    for (const f of folders) {
+      const key = `${storageId}:${f}`;
+      const all = Promise.all([this.publishing.get(key), done]).then(() => undefined);
+      this.publishing.set(key, all);
+      void all.then(() => this.publishing.get(key) === all && this.publishing.delete(key));
+    }
+    return told;
   }
 
   private async folderNow(
@@ -210,7 +234,7 @@ export class SyncEngine {
       await this.hooks.beforeRemove?.(s.id);
       const { removed, paths } = await this.write((t) => this.removeGoneIn(t, s, gone, startedAt), 'serializable');
       counts.removed += removed;
-      told.push(this.hooks.onFoldersChanged?.(s.id, [dir]));
+      told.push(this.foldersChanged(s.id, [dir]));
       if (paths.length) this.hooks.onRemoved?.(s.id, paths);
     }
     counts.seen = listed.length;
@@ -295,7 +319,7 @@ export class SyncEngine {
     for (const id of out.seen) seen.add(id);
     counts.added += out.added;
     counts.updated += out.updated;
-    const told = out.folders.size ? this.hooks.onFoldersChanged?.(s.id, [...out.folders]) : undefined;
+    const told = out.folders.size ? this.foldersChanged(s.id, [...out.folders]) : undefined;
     if (Number.isFinite(out.minNew)) this.hooks.onNodesAdded?.(out.minNew);
     if (out.files.length) this.hooks.onFilesChanged?.(s.id, out.files);
     return { told };
@@ -373,7 +397,7 @@ export class SyncEngine {
         await yieldLoop();
       }
     }
-    if (folders.size) this.hooks.onFoldersChanged?.(s.id, [...folders]);
+    if (folders.size) this.foldersChanged(s.id, [...folders]);
     return removed;
   }
 
