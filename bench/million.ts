@@ -18,7 +18,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { apiClient, cpuTimes, ensureBuilt, latestMainProfile, mainThreadCpu, MILLION_HOME, millionTree, monotonicUs, profileSummary, startService, table, wrk } from './lib';
+import {
+  apiClient,
+  cpuTimes,
+  ensureBuilt,
+  latestMainProfile,
+  mainThreadCpu,
+  MILLION_HOME,
+  millionTree,
+  monotonicUs,
+  profileSummary,
+  startService,
+  table,
+  wrk,
+} from './lib';
 import { adminEnv } from './download';
 import { startPostgres } from '../test/helpers/postgres';
 import { watchLocal } from '../server/storage/drivers/local/local.watch';
