@@ -8,8 +8,8 @@
  * Messages in: 'more' after each batch.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { closeSync, existsSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { sep } from 'node:path';
 import { isInternalName, MAX_PATH_CHARS } from '../../../lib/paths';
 import { lowerThisThread } from '../../../lib/proc-cpu';
 import type { WalkEntry } from '../../types';
@@ -20,6 +20,8 @@ const { rootReal, start } = workerData as { rootReal: string; start: string };
 // A walk is background work (sync): this thread yields the cores to requests.
 lowerThisThread();
 const inside = (real: string) => real === rootReal || real.startsWith(rootReal + sep);
+/** One options object for every stat (a million entries). */
+const STAT = { throwIfNoEntry: false } as const;
 
 /** Linux's PATH_MAX (bytes, with the final NUL): a longer path fails with ENAMETOOLONG. */
 const PATH_MAX = 4096;
@@ -53,6 +55,26 @@ const release = (h: Handle | undefined) => {
 };
 
 /**
+ * What the symlink `p` leads to, or undefined when it leads outside the root, nowhere, or to a folder a link
+ * already led into (`entered`: real paths; a link cycle is walked once).
+ */
+function linked(p: string, entered: Set<string>): Stats | undefined {
+  let real: string;
+  try {
+    real = realpathSync(p);
+  } catch {
+    return undefined;
+  }
+  if (!inside(real)) return undefined;
+  const st = statSync(p, STAT);
+  if (st?.isDirectory()) {
+    if (entered.has(real)) return undefined;
+    entered.add(real);
+  }
+  return st;
+}
+
+/**
  * Depth-first walk with an explicit stack; yields folders before their content. A folder whose children's
  * paths could pass PATH_MAX (a chain of long names) is opened, and its children reached through
  * /proc/self/fd (the kernel resolves the descriptor, so the path stays short); at most one descriptor per
@@ -64,9 +86,11 @@ function* walk(): Generator<WalkEntry> {
   const enteredLinks = new Set<string>();
   while (stack.length) {
     const { abs, rel, via } = stack.pop()!;
-    let dirents;
+    // Names only, and one lstat a name (what `find` does): the dirents' types were wanted only to spot a symlink,
+    // which the lstat tells too, and a plain stat costs more (~6 µs against ~5 µs here; the walk bounds a re-sync).
+    let names;
     try {
-      dirents = readdirSync(abs, { withFileTypes: true });
+      names = readdirSync(abs);
     } catch (e) {
       release(via);
       if (!existsSync(rootReal)) throw Object.assign(new Error('the storage folder is missing'), { code: 'ROOT_GONE' });
@@ -76,35 +100,23 @@ function* walk(): Generator<WalkEntry> {
     }
     // Held (refs) by this loop and by each sub-folder it pushes.
     const own = Buffer.byteLength(abs) + 1 + NAME_MAX >= PATH_MAX ? hold(abs) : undefined;
-    const base = own ? `/proc/self/fd/${own.fd}` : abs;
+    // Names are joined by hand: `abs` is absolute and normalised already, and `path.join` normalised each child again.
+    const base = own ? `/proc/self/fd/${own.fd}/` : abs.endsWith(sep) ? abs : abs + sep;
     const through = own ?? via;
-    for (const d of dirents) {
-      if (isInternalName(d.name)) continue;
-      const p = join(base, d.name);
-      const path = rel === '' ? d.name : `${rel}/${d.name}`;
+    for (const name of names) {
+      if (isInternalName(name)) continue;
+      const p = base + name;
+      const path = rel === '' ? name : `${rel}/${name}`;
       if (path.length > MAX_PATH_CHARS) continue;
-      if (d.isSymbolicLink()) {
-        let real: string;
-        try {
-          real = realpathSync(p);
-        } catch {
-          continue;
-        }
-        if (!inside(real)) continue;
-        const st = statSync(p, { throwIfNoEntry: false });
-        if (st?.isDirectory()) {
-          if (enteredLinks.has(real)) continue;
-          enteredLinks.add(real);
-        }
-      }
-      const st = statSync(p, { throwIfNoEntry: false });
+      let st = lstatSync(p, STAT);
+      if (st?.isSymbolicLink()) st = linked(p, enteredLinks);
       if (!st) continue;
       if (st.isDirectory()) {
-        yield { path, name: d.name, type: 'dir', size: 0, mtime: Math.floor(st.mtimeMs) };
+        yield { path, name, type: 'dir', size: 0, mtime: Math.floor(st.mtimeMs) };
         if (through) through.refs++;
         stack.push({ abs: p, rel: path, via: through });
       } else if (st.isFile()) {
-        yield { path, name: d.name, type: 'file', size: st.size, mtime: Math.floor(st.mtimeMs) };
+        yield { path, name, type: 'file', size: st.size, mtime: Math.floor(st.mtimeMs) };
       }
     }
     release(own);
