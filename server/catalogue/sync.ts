@@ -14,7 +14,7 @@ import type { StorageRef } from './storage-ref';
 import { SyncNodesRepo, type Existing, type NewNode } from './sync.repo';
 import { mimeOf } from './mime';
 import { FolderTurns } from './folder-turns';
-import { NO_ROWS, WalkRows, type RowsByPath } from './walk-rows';
+import { foldersOf, NO_ROWS, WalkRows, type RowsByPath } from './walk-rows';
 
 const BATCH = 1000;
 /** How long a batch waits (off the event loop) for a database held by another program before the run fails. */
@@ -139,22 +139,23 @@ export class SyncEngine {
       let dir = '';
       let inDir = 0;
       const leave = () => inDir >= BATCH && !failedDirs.includes(dir) && bigFolder?.(dir, inDir);
-      for await (const e of this.entries(driver, run, counts, failedDirs, signal)) {
-        const parent = parentRel(e.path);
-        if (parent !== dir) {
-          leave();
-          dir = parent;
-          inDir = 0;
+      for await (const page of this.pages(driver, run, counts, failedDirs, signal))
+        for (const e of page) {
+          const parent = parentRel(e.path);
+          if (parent !== dir) {
+            leave();
+            dir = parent;
+            inDir = 0;
+          }
+          inDir++;
+          batch.push(e);
+          if (batch.length >= BATCH) {
+            await applyBatch(batch);
+            batch = [];
+            await yieldLoop();
+            signal?.throwIfAborted();
+          }
         }
-        inDir++;
-        batch.push(e);
-        if (batch.length >= BATCH) {
-          await applyBatch(batch);
-          batch = [];
-          await yieldLoop();
-          signal?.throwIfAborted();
-        }
-      }
       await applyBatch(batch);
       leave();
     } catch (e) {
@@ -252,22 +253,45 @@ export class SyncEngine {
     return out;
   }
 
-  /** The backend's entries: its flat walk when it has one, else breadth-first listing (errors per folder recorded). */
-  private async *entries(driver: StorageDriver, run: RunRef, counts: SyncCounts, failedDirs: string[], signal?: AbortSignal): AsyncGenerator<WalkEntry> {
+  /**
+   * The backend's entries, a page at a time: its flat walk when it has one (in the walk's own pages when it
+   * gives them), else breadth-first listing, a folder a page (errors per folder recorded).
+   */
+  private async *pages(
+    driver: StorageDriver,
+    run: RunRef,
+    counts: SyncCounts,
+    failedDirs: string[],
+    signal?: AbortSignal,
+  ): AsyncGenerator<readonly WalkEntry[]> {
     if (driver.walk) {
-      for await (const e of driver.walk('', signal)) if (!isInternalPath(e.path)) yield e;
+      const walk = driver.walk('', signal);
+      if (walk.pages) {
+        for await (const page of walk.pages()) yield page.some((e) => isInternalPath(e.path)) ? page.filter((e) => !isInternalPath(e.path)) : page;
+        return;
+      }
+      const page: WalkEntry[] = [];
+      for await (const e of walk) {
+        if (isInternalPath(e.path)) continue;
+        page.push(e);
+        if (page.length >= BATCH) yield page.splice(0);
+      }
+      yield page;
       return;
     }
     const queue = [''];
     while (queue.length) {
       const dir = queue.shift()!;
+      const page: WalkEntry[] = [];
       try {
         for await (const e of driver.list(dir)) {
           if (isInternalName(e.name)) continue;
           const path = joinRel(dir, e.name);
           if (e.type === 'dir') queue.push(path);
-          yield { ...e, path };
+          page.push({ ...e, path });
+          if (page.length >= BATCH) yield page.splice(0);
         }
+        yield page;
       } catch (err) {
         if (dir === '') throw err;
         failedDirs.push(dir);
@@ -289,7 +313,7 @@ export class SyncEngine {
    * new name first writes after the record and finds the moved row, instead of cataloguing a new node.
    */
   private inTurnsOf(storageId: number, batch: WalkEntry[], write: () => Promise<void>): Promise<void> {
-    return this.turns.run(storageId, [...new Set(batch.map((e) => parentRel(e.path)))], write);
+    return this.turns.run(storageId, foldersOf(batch), write);
   }
 
   /**
