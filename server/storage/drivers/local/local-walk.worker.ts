@@ -4,7 +4,7 @@
  * loop stays free; entries go back in batches, at most a few in flight beyond
  * the one being consumed, so memory stays flat for a million files.
  *
- * workerData: { rootReal, start }. Messages out: { entries } | { done } | { error }.
+ * workerData: { rootReal, start }. Messages out: { batch } | { done } | { error }.
  * Messages in: 'more' after each batch.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -22,6 +22,31 @@ lowerThisThread();
 const inside = (real: string) => real === rootReal || real.startsWith(rootReal + sep);
 /** One options object for every stat (a million entries). */
 const STAT = { throwIfNoEntry: false } as const;
+
+/**
+ * A batch as it crosses to the main thread: columns, not an object per entry (the structured clone of 1,000
+ * entry objects cost ~1 µs an entry on each side; the typed arrays are moved, not copied).
+ */
+export interface WalkBatch {
+  paths: string[];
+  /** 1 for a folder, 0 for a file. */
+  dirs: Uint8Array<ArrayBuffer>;
+  sizes: Float64Array<ArrayBuffer>;
+  mtimes: Float64Array<ArrayBuffer>;
+}
+
+function columns(entries: WalkEntry[]): WalkBatch {
+  const n = entries.length;
+  const b: WalkBatch = { paths: new Array<string>(n), dirs: new Uint8Array(n), sizes: new Float64Array(n), mtimes: new Float64Array(n) };
+  for (let i = 0; i < n; i++) {
+    const e = entries[i];
+    b.paths[i] = e.path;
+    b.dirs[i] = e.type === 'dir' ? 1 : 0;
+    b.sizes[i] = e.size;
+    b.mtimes[i] = e.mtime;
+  }
+  return b;
+}
 
 /** Linux's PATH_MAX (bytes, with the final NUL): a longer path fails with ENAMETOOLONG. */
 const PATH_MAX = 4096;
@@ -144,7 +169,8 @@ async function main(): Promise<void> {
         r = it.next();
       }
       if (entries.length) {
-        port.postMessage({ entries });
+        const batch = columns(entries);
+        port.postMessage({ batch }, [batch.dirs.buffer, batch.sizes.buffer, batch.mtimes.buffer]);
         credits--;
         while (credits <= 0) await new Promise<void>((res) => (wake = res));
         wake = null;

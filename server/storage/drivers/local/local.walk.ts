@@ -8,8 +8,19 @@ import { startWorker } from '../../../lib/worker';
 import { AppError } from '../../../errors';
 import type { WalkEntry } from '../../types';
 import { fsError } from './local.errors';
+import type { WalkBatch } from './local-walk.worker';
 
-type Msg = { entries: WalkEntry[] } | { done: true } | { error: { code: string; message: string } };
+type Msg = { batch: WalkBatch } | { done: true } | { error: { code: string; message: string } };
+
+/** A batch's entries, as the walk's callers take them. */
+const entriesOf = (b: WalkBatch): WalkEntry[] =>
+  b.paths.map((path, i) => ({
+    path,
+    name: path.slice(path.lastIndexOf('/') + 1),
+    type: b.dirs[i] ? ('dir' as const) : ('file' as const),
+    size: b.sizes[i],
+    mtime: b.mtimes[i],
+  }));
 
 /**
  * Every file and folder below `start` (paths relative to it), skipping internal names and symlinks that lead
@@ -53,7 +64,7 @@ export async function* walkLocal(rootReal: string, start: string, signal?: Abort
       }
       // Ask for the next batch before handing this one out, so the worker overlaps with the consumer.
       worker.postMessage('more');
-      yield m.entries;
+      yield entriesOf(m.batch);
     }
   } finally {
     signal?.removeEventListener('abort', onAbort);
