@@ -255,7 +255,7 @@ export class SyncEngine {
 
   /**
    * The backend's entries, a page at a time: its flat walk when it has one (in the walk's own pages when it
-   * gives them), else breadth-first listing, a folder a page (errors per folder recorded).
+   * gives them), else breadth-first listing in pages of one folder's entries (errors per folder recorded).
    */
   private async *pages(
     driver: StorageDriver,
