@@ -6,10 +6,11 @@
  * (400 folders and 40 % of `big/` moved out of the tree, put back at the end; a second when the tombstone
  * guard held the first back) with SQL checks of the catalogue (no orphans, counts equal to the disk's), and the watcher's start time and memory on the tree.
  * Anchor: `find <root> -printf '%s %T@ %p\n'`, timed right before each sync. Peak RSS is the service's
- * VmHWM. `--profile`: the service runs with `--cpu-prof` and the first sync's top functions are printed.
+ * VmHWM; each sync's CPU seconds (the service's main thread and all its threads, from /proc) sit beside its wall time,
+ * since on a shared machine CPU is what compares. `--profile`: the service runs with `--cpu-prof` and the first sync's top functions are printed.
  * `BENCH_DATABASE=postgres`: the service on a throwaway PostgreSQL cluster.
  *
- *   npm run bench -- million [--profile]
+ *   npm run bench -- million [--profile] [--syncs]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, utimesSync } from 'node:fs';
@@ -17,13 +18,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { apiClient, ensureBuilt, latestMainProfile, MILLION_HOME, millionTree, monotonicUs, profileSummary, startService, table, wrk } from './lib';
+import {
+  apiClient,
+  cpuTimes,
+  ensureBuilt,
+  latestMainProfile,
+  mainThreadCpu,
+  MILLION_HOME,
+  millionTree,
+  monotonicUs,
+  profileSummary,
+  startService,
+  table,
+  wrk,
+} from './lib';
 import { adminEnv } from './download';
 import { startPostgres } from '../test/helpers/postgres';
 import { watchLocal } from '../server/storage/drivers/local/local.watch';
 import { MAX_PATH_CHARS } from '../server/lib/paths';
 
 const PROFILE = process.argv.includes('--profile');
+/** `--syncs`: the three syncs only (first, no change, 1 % changed), for A/B runs of the sync (`BENCH_DIST`). */
+const SYNCS_ONLY = process.argv.includes('--syncs');
 const root = millionTree();
 const attic = join(MILLION_HOME, 'attic');
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
@@ -61,6 +77,11 @@ const cluster = process.env.BENCH_DATABASE === 'postgres' ? await startPostgres(
 const dbUrl = cluster ? await cluster.createDatabase('bench_million') : null;
 const profDir = mkdtempSync(join(tmpdir(), 'filedock-million-prof-'));
 const svc = await startService({ ...adminEnv, ...(dbUrl ? { SERVICE_DATABASE_URL: dbUrl } : {}) }, PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : []);
+/** The service's CPU seconds so far: its main thread, and all its threads. */
+const cpu = () => {
+  const { user, sys } = cpuTimes(svc.proc.pid!);
+  return { main: mainThreadCpu(svc.proc.pid!), all: user + sys };
+};
 const hwmMb = () => Number(spawnSync('grep', ['VmHWM', `/proc/${svc.proc.pid}/status`], { encoding: 'utf8' }).stdout.match(/(\d+)/)![1]) / 1024;
 const api = await apiClient(svc.url, adminEnv.SERVICE_ADMIN_EMAIL, adminEnv.SERVICE_ADMIN_PASSWORD);
 
@@ -92,6 +113,7 @@ async function step(what: string, target: number, create = false): Promise<{ run
   // find took long enough for the service to close our idle keep-alive socket: a GET (retried) makes a fresh one.
   await api('GET', '/api/capabilities');
   const t0 = monotonicUs();
+  const cpu0 = cpu();
   let runId: number;
   if (create) {
     const st = await api('POST', '/api/admin/storages', { name: 'Million', driver: 'local', config: { path: root }, sync_mode: 'ondemand' });
@@ -102,6 +124,7 @@ async function step(what: string, target: number, create = false): Promise<{ run
   console.log(`${what}: find ${disk.ms.toFixed(0)} ms, run ${runId} ...`);
   const run = await api.waitRun(runId, 3_600_000);
   windows.push([t0, monotonicUs()]);
+  const cpu1 = cpu();
   const ms = Date.parse(run.finished_at) - Date.parse(run.started_at);
   const ratio = ms / disk.ms;
   rows.push({
@@ -110,6 +133,7 @@ async function step(what: string, target: number, create = false): Promise<{ run
     'sync ms': ms,
     ratio: `${ratio.toFixed(2)}x ${ratio <= target ? 'PASS' : 'FAIL'} (≤ ${target}x)`,
     run: `${run.status}: +${run.added} ~${run.updated} -${run.removed}, seen ${run.seen}${run.guard_tripped ? ', guard tripped' : ''}`,
+    'CPU s main / all': `${(cpu1.main - cpu0.main).toFixed(1)} / ${(cpu1.all - cpu0.all).toFixed(1)}`,
     'peak RSS MB': hwmMb().toFixed(0),
   });
   return { run, disk };
@@ -127,6 +151,8 @@ async function checks(disk: { dirs: number; files: number }): Promise<string> {
 }
 
 const verdicts: string[] = [];
+/** Ends the steps early (`--syncs`). */
+class Done extends Error {}
 try {
   const first = await step('first sync', 3, true);
   const firstHwm = hwmMb();
@@ -145,6 +171,7 @@ try {
   const when = new Date(Date.now() + 60_000);
   for (let d = 0; d < 1000; d++) for (let f = 0; f < 10; f++) utimesSync(join(root, `d${pad(d, 4)}`, `file-00${f}.txt`), when, when);
   await step('re-sync, 1 % of the files changed', 2);
+  if (SYNCS_ONLY) throw new Done();
 
   const lua = `math.randomseed(os.time())
 request = function() return wrk.format("GET", "/api/files/manager?path=/Million/big&limit=1000&offset=" .. math.random(0, 99000)) end`;
@@ -182,6 +209,8 @@ request = function() return wrk.format("GET", "/api/files/manager?path=/Million/
     `watcher on the tree: ready in ${readyMs.toFixed(0)} ms, heap +${((process.memoryUsage().heapUsed - heap0) / 2 ** 20).toFixed(1)} MiB, RSS +${((process.memoryUsage().rss - rss0) / 2 ** 20).toFixed(1)} MiB`,
   );
   stop();
+} catch (e) {
+  if (!(e instanceof Done)) throw e;
 } finally {
   await svc.stop();
   await cluster?.destroy();
@@ -195,5 +224,7 @@ table(
 for (const v of verdicts) console.log(`- ${v}`);
 if (PROFILE) {
   const prof = latestMainProfile(profDir);
-  if (prof) table('service profile, first sync (self time, main thread)', profileSummary(prof, 15, windows.slice(0, 1)));
+  if (prof)
+    for (const [i, what] of ['first sync', 'no-change re-sync', '1 % re-sync'].entries())
+      table(`service profile, ${what} (self time, main thread)`, profileSummary(prof, 15, windows.slice(i, i + 1)));
 }

@@ -17,6 +17,9 @@ import type { StorageRef } from './storage-ref';
 /** A node as the diff compares it with a walk entry. */
 export type Existing = { id: number; path: string; type: string; size: number; mtime: number; etag: string | null };
 
+/** `Existing`'s columns in `Q.dirRows`' order. */
+type ExistingCells = [number, string, string, number, number, string | null];
+
 /** A walk entry's row: what it stores besides the entry's own fields. */
 export interface NewNode {
   e: WalkEntry;
@@ -25,21 +28,27 @@ export interface NewNode {
   mtime: number;
 }
 
-/** The parameters of one new row in `Q.insert`'s order: a row carries its storage's tenant. */
-const values = (s: StorageRef, n: NewNode, now: string): unknown[] => [
-  s.tenant_id,
-  s.id,
-  parentRel(n.e.path),
-  n.name,
-  n.e.path,
-  n.e.type,
-  n.e.type === 'dir' ? 0 : n.e.size,
-  n.mtime,
-  n.e.etag ?? null,
-  n.mime,
-  sortKey(n.name),
-  now,
-];
+/**
+ * Writes the parameters of one new row, in `Q.insert`'s order, into `out` from `at` (a chunk's rows go into one
+ * array, with no array a row to flatten: a first sync inserts a million): a row carries its storage's tenant.
+ */
+function putValues(out: unknown[], at: number, s: StorageRef, n: NewNode, now: string): unknown[] {
+  const { e } = n;
+  out[at] = s.tenant_id;
+  out[at + 1] = s.id;
+  out[at + 2] = parentRel(e.path);
+  out[at + 3] = n.name;
+  out[at + 4] = e.path;
+  out[at + 5] = e.type;
+  out[at + 6] = e.type === 'dir' ? 0 : e.size;
+  out[at + 7] = n.mtime;
+  out[at + 8] = e.etag ?? null;
+  out[at + 9] = n.mime;
+  out[at + 10] = sortKey(n.name);
+  out[at + 11] = now;
+  return out;
+}
+const PER_ROW = 12;
 
 /** PostgreSQL's batch insert: one array per column (`insertManyIn`). */
 const BULK_INSERT = `INSERT INTO nodes (tenant_id, storage_id, dir, name, path, type, size, mtime, etag, mime, sort_key, updated_at)
@@ -81,11 +90,17 @@ export class SyncNodesRepo {
     return Number((await this.db.async.sql<{ n: number | string }>(Q.count, [s.id, s.tenant_id, s.id]))[0].n);
   }
 
-  /** The rows of the folders `dirs`, in one read (one index range scan per folder). */
+  /**
+   * The rows of the folders `dirs`, in one read (one index range scan per folder). Read as arrays: a re-sync
+   * reads every row of the storage, and better-sqlite3 builds an array for a row in about half the time of an
+   * object with named columns.
+   */
   dirRows(s: StorageRef, dirs: Iterable<string>): Promise<Existing[]> {
     return this.db.async.read(function* (t) {
       const out: Existing[] = [];
-      for (const dir of dirs) for (const r of yield* t.sql<Existing>(Q.dirRows, [s.tenant_id, s.id, dir])) out.push(r);
+      for (const dir of dirs)
+        for (const [id, path, type, size, mtime, etag] of yield* t.sql<ExistingCells>(Q.dirRows, [s.tenant_id, s.id, dir], { raw: true }))
+          out.push({ id, path, type, size, mtime, etag });
       return out;
     });
   }
@@ -136,14 +151,12 @@ export class SyncNodesRepo {
       return ids;
     }
     let i = 0;
-    for (; i + SQLITE_CHUNK <= rows.length; i += SQLITE_CHUNK)
-      took(
-        yield* t.sql<{ id: number; path: string }>(
-          Q.insertChunk,
-          rows.slice(i, i + SQLITE_CHUNK).flatMap((r) => values(s, r, now)),
-        ),
-      );
-    for (; i < rows.length; i++) took(yield* t.sql<{ id: number; path: string }>(Q.insert, values(s, rows[i], now)));
+    const chunk = new Array<unknown>(SQLITE_CHUNK * PER_ROW);
+    for (; i + SQLITE_CHUNK <= rows.length; i += SQLITE_CHUNK) {
+      for (let j = 0; j < SQLITE_CHUNK; j++) putValues(chunk, j * PER_ROW, s, rows[i + j], now);
+      took(yield* t.sql<{ id: number; path: string }>(Q.insertChunk, chunk));
+    }
+    for (; i < rows.length; i++) took(yield* t.sql<{ id: number; path: string }>(Q.insert, putValues([], 0, s, rows[i], now)));
     return ids;
   }
 

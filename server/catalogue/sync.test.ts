@@ -256,3 +256,27 @@ test('a folder check of 2,500 entries diffs batch by batch against the rows it r
     t.cleanup();
   }
 });
+
+test('a folder check that finds the rows already in step answers only once the change another check wrote is published (Refresh)', async () => {
+  const f = await fixture();
+  try {
+    // The first check's folder.changed is still on its way (on PostgreSQL publishing takes a few round trips).
+    let publish!: () => void;
+    const published = new Promise<void>((r) => (publish = r));
+    let calls = 0;
+    const engine = new SyncEngine(f.db, { onFoldersChanged: () => (calls++ === 0 ? published : undefined) });
+    const backend = driver(async () => undefined, ['f0', 'fresh']);
+    const first = engine.folder(S1, backend as never, 'src');
+    let answered = false;
+    const refresh = engine.folder(S1, backend as never, 'src').then(() => (answered = true));
+    for (let i = 0; i < 100 && !paths(f.db).includes('src/fresh'); i++) await sleep(5);
+    await sleep(50);
+    assert.ok(paths(f.db).includes('src/fresh'), 'the first check wrote the new file');
+    assert.equal(answered, false, 'the second check found nothing to change, yet waits for the first check’s publication');
+    publish();
+    await Promise.all([first, refresh]);
+    assert.equal(answered, true);
+  } finally {
+    await f.close();
+  }
+});

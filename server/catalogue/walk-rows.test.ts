@@ -9,7 +9,7 @@ import { openDatabase } from '../db';
 import type { WalkEntry } from '../storage';
 import { NodesRepo } from './nodes.repo';
 import { SyncNodesRepo } from './sync.repo';
-import { WalkRows } from './walk-rows';
+import { foldersOf, WalkRows } from './walk-rows';
 import { tempDir } from '../../test/helpers/tools';
 
 const entry = (path: string): WalkEntry => ({ path, name: path.split('/').pop()!, type: 'file', size: 1, mtime: 0 });
@@ -40,4 +40,10 @@ test('WalkRows reads each folder once while the batches stay in it', async () =>
     await db.close();
     t.cleanup();
   }
+});
+
+test('foldersOf names each folder of a batch once, whatever the names look like', () => {
+  const batch = ['x', 'a', 'a/1', 'a/2', 'ab/1', 'a/b/c', 'a/b/d', 'a/3', 'y', 'ab/2'].map(entry);
+  assert.deepEqual(foldersOf(batch), ['', 'a', 'ab', 'a/b']);
+  assert.deepEqual(foldersOf([]), []);
 });

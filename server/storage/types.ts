@@ -35,6 +35,16 @@ export interface WalkEntry extends Entry {
   path: string;
 }
 
+/**
+ * What `walk` returns: its entries one by one. A backend that reads them in pages (the local worker's
+ * batches) may also hand out the pages themselves (`pages`), for a consumer that takes entries in bulk
+ * (the sync engine: an await per entry cost a million-entry re-sync about a CPU-second of the event loop).
+ * Iterate one or the other, once.
+ */
+export interface WalkIterable extends AsyncIterable<WalkEntry> {
+  pages?(): AsyncIterable<readonly WalkEntry[]>;
+}
+
 /** Inclusive byte range; `end` omitted means to the end of the file. */
 export interface ByteRange {
   start: number;
@@ -114,7 +124,7 @@ export interface StorageDriver {
 
   // Optional capabilities. Callers fall back to core methods when absent.
   /** Flat recursive listing of everything below `prefix` (folders included). */
-  walk?(prefix: string, signal?: AbortSignal): AsyncIterable<WalkEntry>;
+  walk?(prefix: string, signal?: AbortSignal): WalkIterable;
   /** Server-side move/rename. Target exists and !overwrite → `conflict`. */
   move?(from: string, to: string, opts: { overwrite: boolean }): Promise<void>;
   /** Server-side copy of a file or folder. Target exists and !overwrite → `conflict`. */

@@ -4,12 +4,12 @@
  * loop stays free; entries go back in batches, at most a few in flight beyond
  * the one being consumed, so memory stays flat for a million files.
  *
- * workerData: { rootReal, start }. Messages out: { entries } | { done } | { error }.
+ * workerData: { rootReal, start }. Messages out: { batch } | { done } | { error }.
  * Messages in: 'more' after each batch.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { closeSync, existsSync, openSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { sep } from 'node:path';
 import { isInternalName, MAX_PATH_CHARS } from '../../../lib/paths';
 import { lowerThisThread } from '../../../lib/proc-cpu';
 import type { WalkEntry } from '../../types';
@@ -20,6 +20,33 @@ const { rootReal, start } = workerData as { rootReal: string; start: string };
 // A walk is background work (sync): this thread yields the cores to requests.
 lowerThisThread();
 const inside = (real: string) => real === rootReal || real.startsWith(rootReal + sep);
+/** One options object for every stat (a million entries). */
+const STAT = { throwIfNoEntry: false } as const;
+
+/**
+ * A batch as it crosses to the main thread: columns, not an object per entry (the structured clone of 1,000
+ * entry objects cost ~1 µs an entry on each side; the typed arrays are moved, not copied).
+ */
+export interface WalkBatch {
+  paths: string[];
+  /** 1 for a folder, 0 for a file. */
+  dirs: Uint8Array<ArrayBuffer>;
+  sizes: Float64Array<ArrayBuffer>;
+  mtimes: Float64Array<ArrayBuffer>;
+}
+
+function columns(entries: WalkEntry[]): WalkBatch {
+  const n = entries.length;
+  const b: WalkBatch = { paths: new Array<string>(n), dirs: new Uint8Array(n), sizes: new Float64Array(n), mtimes: new Float64Array(n) };
+  for (let i = 0; i < n; i++) {
+    const e = entries[i];
+    b.paths[i] = e.path;
+    b.dirs[i] = e.type === 'dir' ? 1 : 0;
+    b.sizes[i] = e.size;
+    b.mtimes[i] = e.mtime;
+  }
+  return b;
+}
 
 /** Linux's PATH_MAX (bytes, with the final NUL): a longer path fails with ENAMETOOLONG. */
 const PATH_MAX = 4096;
@@ -53,6 +80,26 @@ const release = (h: Handle | undefined) => {
 };
 
 /**
+ * What the symlink `p` leads to, or undefined when it leads outside the root, nowhere, or to a folder a link
+ * already led into (`entered`: real paths; a link cycle is walked once).
+ */
+function linked(p: string, entered: Set<string>): Stats | undefined {
+  let real: string;
+  try {
+    real = realpathSync(p);
+  } catch {
+    return undefined;
+  }
+  if (!inside(real)) return undefined;
+  const st = statSync(p, STAT);
+  if (st?.isDirectory()) {
+    if (entered.has(real)) return undefined;
+    entered.add(real);
+  }
+  return st;
+}
+
+/**
  * Depth-first walk with an explicit stack; yields folders before their content. A folder whose children's
  * paths could pass PATH_MAX (a chain of long names) is opened, and its children reached through
  * /proc/self/fd (the kernel resolves the descriptor, so the path stays short); at most one descriptor per
@@ -64,9 +111,11 @@ function* walk(): Generator<WalkEntry> {
   const enteredLinks = new Set<string>();
   while (stack.length) {
     const { abs, rel, via } = stack.pop()!;
-    let dirents;
+    // Names only, and one lstat a name (what `find` does): the dirents' types were wanted only to spot a symlink,
+    // which the lstat tells too, and a plain stat costs more (~6 µs against ~5 µs here; the walk bounds a re-sync).
+    let names;
     try {
-      dirents = readdirSync(abs, { withFileTypes: true });
+      names = readdirSync(abs);
     } catch (e) {
       release(via);
       if (!existsSync(rootReal)) throw Object.assign(new Error('the storage folder is missing'), { code: 'ROOT_GONE' });
@@ -76,35 +125,23 @@ function* walk(): Generator<WalkEntry> {
     }
     // Held (refs) by this loop and by each sub-folder it pushes.
     const own = Buffer.byteLength(abs) + 1 + NAME_MAX >= PATH_MAX ? hold(abs) : undefined;
-    const base = own ? `/proc/self/fd/${own.fd}` : abs;
+    // Names are joined by hand: `abs` is absolute and normalised already, and `path.join` normalised each child again.
+    const base = own ? `/proc/self/fd/${own.fd}/` : abs.endsWith(sep) ? abs : abs + sep;
     const through = own ?? via;
-    for (const d of dirents) {
-      if (isInternalName(d.name)) continue;
-      const p = join(base, d.name);
-      const path = rel === '' ? d.name : `${rel}/${d.name}`;
+    for (const name of names) {
+      if (isInternalName(name)) continue;
+      const p = base + name;
+      const path = rel === '' ? name : `${rel}/${name}`;
       if (path.length > MAX_PATH_CHARS) continue;
-      if (d.isSymbolicLink()) {
-        let real: string;
-        try {
-          real = realpathSync(p);
-        } catch {
-          continue;
-        }
-        if (!inside(real)) continue;
-        const st = statSync(p, { throwIfNoEntry: false });
-        if (st?.isDirectory()) {
-          if (enteredLinks.has(real)) continue;
-          enteredLinks.add(real);
-        }
-      }
-      const st = statSync(p, { throwIfNoEntry: false });
+      let st = lstatSync(p, STAT);
+      if (st?.isSymbolicLink()) st = linked(p, enteredLinks);
       if (!st) continue;
       if (st.isDirectory()) {
-        yield { path, name: d.name, type: 'dir', size: 0, mtime: Math.floor(st.mtimeMs) };
+        yield { path, name, type: 'dir', size: 0, mtime: Math.floor(st.mtimeMs) };
         if (through) through.refs++;
         stack.push({ abs: p, rel: path, via: through });
       } else if (st.isFile()) {
-        yield { path, name: d.name, type: 'file', size: st.size, mtime: Math.floor(st.mtimeMs) };
+        yield { path, name, type: 'file', size: st.size, mtime: Math.floor(st.mtimeMs) };
       }
     }
     release(own);
@@ -132,7 +169,8 @@ async function main(): Promise<void> {
         r = it.next();
       }
       if (entries.length) {
-        port.postMessage({ entries });
+        const batch = columns(entries);
+        port.postMessage({ batch }, [batch.dirs.buffer, batch.sizes.buffer, batch.mtimes.buffer]);
         credits--;
         while (credits <= 0) await new Promise<void>((res) => (wake = res));
         wake = null;

@@ -11,7 +11,7 @@ import { AppError } from '../../../errors';
 import { discard } from '../../../lib/streams';
 import { randomToken } from '../../../lib/crypto';
 import { STAGING_DIR, TEMP_PREFIX, cleanRel } from '../../../lib/paths';
-import type { ByteRange, Entry, StorageDriver, WalkEntry, WatchListener, WriteOptions } from '../../types';
+import type { ByteRange, Entry, StorageDriver, WalkEntry, WalkIterable, WatchListener, WriteOptions } from '../../types';
 import { fsError, mapFs } from './local.errors';
 import { LocalRoot } from './local.root';
 import { openContained } from './local.open';
@@ -229,12 +229,20 @@ export class LocalDriver implements StorageDriver {
     return this.root.resolve(rel);
   }
 
-  /** Flat walk below `prefix` from a worker thread; paths are relative to `prefix`. */
-  async *walk(prefix: string, signal?: AbortSignal): AsyncIterable<WalkEntry> {
-    const start = await this.root.resolve(prefix);
-    const st = await mapFs(prefix, () => fsp.stat(start));
-    if (!st.isDirectory()) throw new AppError('not_found', { path: prefix });
-    yield* walkLocal(this.root.real, start, signal);
+  /** Flat walk below `prefix` from a worker thread, in its batches too (`pages`); paths are relative to `prefix`. */
+  walk(prefix: string, signal?: AbortSignal): WalkIterable {
+    const pages = async function* (this: LocalDriver): AsyncGenerator<WalkEntry[]> {
+      const start = await this.root.resolve(prefix);
+      const st = await mapFs(prefix, () => fsp.stat(start));
+      if (!st.isDirectory()) throw new AppError('not_found', { path: prefix });
+      yield* walkLocal(this.root.real, start, signal);
+    }.bind(this);
+    return {
+      pages,
+      async *[Symbol.asyncIterator]() {
+        for await (const page of pages()) yield* page;
+      },
+    };
   }
 
   /** Watches the whole tree (debounced); throws `unsupported` when it is too big to watch. */

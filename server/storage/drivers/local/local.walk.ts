@@ -1,6 +1,6 @@
 /**
- * Main-thread side of the flat walk: starts the walker worker and turns its
- * batches into an async iterable with flow control (the worker waits for
+ * Main-thread side of the flat walk: starts the walker worker and hands out
+ * its batches as an async iterable with flow control (the worker waits for
  * 'more' before producing the next batch).
  */
 import { relative } from 'node:path';
@@ -8,11 +8,25 @@ import { startWorker } from '../../../lib/worker';
 import { AppError } from '../../../errors';
 import type { WalkEntry } from '../../types';
 import { fsError } from './local.errors';
+import type { WalkBatch } from './local-walk.worker';
 
-type Msg = { entries: WalkEntry[] } | { done: true } | { error: { code: string; message: string } };
+type Msg = { batch: WalkBatch } | { done: true } | { error: { code: string; message: string } };
 
-/** Every file and folder below `start` (paths relative to it), skipping internal names and symlinks that lead outside `rootReal`. */
-export async function* walkLocal(rootReal: string, start: string, signal?: AbortSignal): AsyncGenerator<WalkEntry> {
+/** A batch's entries, as the walk's callers take them. */
+const entriesOf = (b: WalkBatch): WalkEntry[] =>
+  b.paths.map((path, i) => ({
+    path,
+    name: path.slice(path.lastIndexOf('/') + 1),
+    type: b.dirs[i] ? ('dir' as const) : ('file' as const),
+    size: b.sizes[i],
+    mtime: b.mtimes[i],
+  }));
+
+/**
+ * Every file and folder below `start` (paths relative to it), skipping internal names and symlinks that lead
+ * outside `rootReal`, in the worker's batches (up to 1,000 entries; a folder's entries follow each other).
+ */
+export async function* walkLocal(rootReal: string, start: string, signal?: AbortSignal): AsyncGenerator<WalkEntry[]> {
   const worker = startWorker(new URL('./local-walk.worker.ts', import.meta.url), { workerData: { rootReal, start } });
   const queue: Msg[] = [];
   let wake: (() => void) | null = null;
@@ -50,7 +64,7 @@ export async function* walkLocal(rootReal: string, start: string, signal?: Abort
       }
       // Ask for the next batch before handing this one out, so the worker overlaps with the consumer.
       worker.postMessage('more');
-      yield* m.entries;
+      yield entriesOf(m.batch);
     }
   } finally {
     signal?.removeEventListener('abort', onAbort);
