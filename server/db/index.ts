@@ -81,12 +81,13 @@ export interface Db {
 
 const MAX_PREPARED = 500;
 /**
- * Reader threads for `db.async.aside` (read-pool.ts): two, so both cores of a small machine can run searches
- * while the event loop serves; each with a 64 MiB page cache (a million-file catalogue's search index is
- * ~60 MB: its hits' pages stay in memory). Started only by a search: a service that never searches never
- * holds their memory.
+ * Reader threads for `db.async.aside` (read-pool.ts): one per core beside the event loop's, at most two (on
+ * two cores, one: a second reader beside the main thread only made them take turns, 31 against 17–24
+ * common-word searches a second; docs/benchmarks.md); each with a 64 MiB page cache (a million-file
+ * catalogue's search index is ~60 MB: its hits' pages stay in memory). Started only by a search: a service
+ * that never searches never holds their memory.
  */
-const READERS = { size: Math.min(2, availableParallelism()), cacheKib: 64 * 1024 };
+const READERS = { size: Math.max(1, Math.min(2, availableParallelism() - 1)), cacheKib: 64 * 1024 };
 
 export interface OpenOptions {
   /** How long a request's write waits for a lock held elsewhere before `database_busy` (default 2 s). */
