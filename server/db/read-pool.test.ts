@@ -80,7 +80,9 @@ test('a reader thread that dies fails its statement only, and the next statement
   assert.deepEqual(await Promise.all([pool.sql('SELECT 3 AS n', [], false), pool.sql('SELECT 4 AS n', [], false)]), [[{ n: 3 }], [{ n: 4 }]]);
   assert.equal(pool.threads.length, before + 1, 'one new thread beside the one left: never more than two');
   // Closed: what waits fails, nothing more runs.
-  const waiting = [pool.sql(SLOW, [], false), pool.sql(SLOW, [], false), pool.sql('SELECT 3', [], false)].map((w) => assert.rejects(w, /the database is closed/));
+  const waiting = [pool.sql(SLOW, [], false), pool.sql(SLOW, [], false), pool.sql('SELECT 3', [], false)].map((w) =>
+    assert.rejects(w, /the database is closed/),
+  );
   await pool.close();
   await Promise.all(waiting);
   await assert.rejects(pool.sql('SELECT 4', [], false), /the database is closed/);

@@ -46,7 +46,11 @@ export class SearchRepo {
    */
   async page(query: SearchQuery, filters: SearchFilters, scope: SearchScope, limit: number, locks: boolean): Promise<{ rows: SearchRow[]; total: number }> {
     const { from, args } = this.from(query, filters, scope);
-    const got = await this.db.async.aside.sql<[string, string, string, number, number]>(searchSql(this.db.dialect, from, locks), { ...args, limit }, { raw: true });
+    const got = await this.db.async.aside.sql<[string, string, string, number, number]>(
+      searchSql(this.db.dialect, from, locks),
+      { ...args, limit },
+      { raw: true },
+    );
     // A page of at least one row holds the total; no row means no hit (the limit is at least 1).
     return { rows: got.map(([json, storage, path, id]) => [json, storage, path, id]), total: Number(got[0]?.[4] ?? 0) };
   }
