@@ -37,7 +37,8 @@ test('reads aside on SQLite', async (t) => {
     assert.deepEqual(order, ['timer', 'read 3000000']);
   });
 
-  await t.test("SQLite's error is the statement's; a write is refused; the threads go on", async () => {
+  await t.test("SQLite's error is the statement's; a write is refused; parameters that cannot be sent fail; the threads go on", async () => {
+    await assert.rejects(db.async.aside.sql('SELECT ? AS x', [() => 1]), /could not be cloned/);
     await assert.rejects(db.async.aside.sql('SELEC 1'), (e: Error & { code?: string }) => /syntax error/.test(e.message) && e.code === 'SQLITE_ERROR');
     await assert.rejects(db.async.aside.sql("INSERT INTO meta (key, value) VALUES ('x', 'y')"), /rows only|readonly/);
     assert.equal((await db.async.first(db.k.selectFrom('meta').select('key').where('key', '=', 'x'))) ?? null, null);

@@ -70,9 +70,14 @@ export class ReadPool {
       const free = this.readers.find((r) => !r.job) ?? (this.readers.length < this.o.size ? this.start() : undefined);
       if (!free) return;
       const job = { ...this.waiting.shift()!, id: ++this.seq };
+      try {
+        free.worker.postMessage({ id: job.id, text: job.text, params: job.params, raw: job.raw });
+      } catch (e) {
+        job.reject(e as Error); // parameters that cannot be copied to the thread
+        continue;
+      }
       free.job = job;
       free.worker.ref();
-      free.worker.postMessage({ id: job.id, text: job.text, params: job.params, raw: job.raw });
     }
   }
 
