@@ -11,6 +11,7 @@ import type { Compilable } from 'kysely';
 import { driveSync, tx, type AsyncDb, type Step } from './async';
 import type { DbWaits } from './busy';
 import type { ReadPool } from './read-pool';
+import { preparedCache } from './prepared';
 
 const MAX_PREPARED = 200;
 
@@ -25,18 +26,7 @@ export function sqliteAsync(d: {
   /** Reader threads for `aside` (none for a database in memory: it runs here then). */
   readers: ReadPool | null;
 }): AsyncDb {
-  const prepared = new Map<string, Database.Statement>();
-  const statement = (text: string, raw: boolean) => {
-    const key = raw ? `raw:${text}` : text;
-    let st = prepared.get(key);
-    if (!st) {
-      if (prepared.size >= MAX_PREPARED) prepared.clear();
-      st = d.sqlite.prepare(text);
-      if (raw) st.raw(true);
-      prepared.set(key, st);
-    }
-    return st;
-  };
+  const statement = preparedCache(d.sqlite, MAX_PREPARED);
   const exec = (s: Step): unknown => {
     switch (s.op) {
       case 'all':

@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { preparedCache } from './prepared';
 
 const MAX_PREPARED = 200;
 const { file, cacheKib } = workerData as { file: string; cacheKib: number };
@@ -20,23 +21,13 @@ db.pragma('temp_store = MEMORY');
 // A reader waits only while a checkpoint resets the WAL index: off the event loop, a short wait is harmless.
 db.pragma('busy_timeout = 1000');
 
-const prepared = new Map<string, Database.Statement>();
-const statement = (text: string, raw: boolean) => {
-  const key = raw ? `raw:${text}` : text;
-  let st = prepared.get(key);
-  if (!st) {
-    if (prepared.size >= MAX_PREPARED) prepared.clear();
-    st = db.prepare(text);
-    if (!st.reader) throw new Error('a reader thread runs statements that return rows only');
-    if (raw) st.raw(true);
-    prepared.set(key, st);
-  }
-  return st;
-};
+const statement = preparedCache(db, MAX_PREPARED);
 
 parentPort!.on('message', ({ id, text, params, raw }: { id: number; text: string; params: unknown[] | Record<string, unknown>; raw: boolean }) => {
   try {
-    const rows = statement(text, raw).all(...(Array.isArray(params) ? params : [params]));
+    const st = statement(text, raw);
+    if (!st.reader) throw new Error('a reader thread runs statements that return rows only');
+    const rows = st.all(...(Array.isArray(params) ? params : [params]));
     parentPort!.postMessage({ id, rows });
   } catch (e) {
     const err = e as { message?: string; code?: unknown };
