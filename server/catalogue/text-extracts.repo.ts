@@ -347,7 +347,8 @@ export class TextExtractsRepo {
       const at = sql`coalesce(${sql.join(forms.map((f) => (pg ? sql`nullif(strpos(${sql.ref(col)}, ${f}), 0)` : sql`nullif(instr(${sql.ref(col)}, ${f}), 0)`)))}, 1)`;
       return sql<string | null>`substr(${sql.ref(col)}, ${pg ? sql`greatest` : sql`max`}(1, ${at} - ${around}), ${span})`;
     };
-    const rows = await this.db.async.all(
+    // Aside (a reader thread on SQLite): a page's windows read up to 100 long bodies.
+    const rows = await this.db.async.aside.all(
       this.db.k
         .selectFrom('search_fts')
         .select(['rowid', cut('body').as('b'), cut('meta').as('m')])

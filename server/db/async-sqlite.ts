@@ -2,13 +2,16 @@
  * `db.async` on SQLite: statements run synchronously on the one better-sqlite3
  * connection (no worker, no extra hop: the promise is already settled when it
  * is returned) and a unit of work is driven to its end inside one IMMEDIATE
- * transaction, so nothing interleaves with it. Writes that meet a lock held by
+ * transaction, so nothing interleaves with it. `aside` alone runs on reader
+ * threads (read-pool.ts). Writes that meet a lock held by
  * another process are retried off the event loop (busy.ts).
  */
 import type Database from 'better-sqlite3';
 import type { Compilable } from 'kysely';
 import { driveSync, tx, type AsyncDb, type Step } from './async';
 import type { DbWaits } from './busy';
+import type { ReadPool } from './read-pool';
+import { preparedCache } from './prepared';
 
 const MAX_PREPARED = 200;
 
@@ -20,19 +23,10 @@ export function sqliteAsync(d: {
   all<R>(q: Compilable<R>): R[];
   first<R>(q: Compilable<R>): R | undefined;
   run(q: Compilable<unknown>): number;
+  /** Reader threads for `aside` (none for a database in memory: it runs here then). */
+  readers: ReadPool | null;
 }): AsyncDb {
-  const prepared = new Map<string, Database.Statement>();
-  const statement = (text: string, raw: boolean) => {
-    const key = raw ? `raw:${text}` : text;
-    let st = prepared.get(key);
-    if (!st) {
-      if (prepared.size >= MAX_PREPARED) prepared.clear();
-      st = d.sqlite.prepare(text);
-      if (raw) st.raw(true);
-      prepared.set(key, st);
-    }
-    return st;
-  };
+  const statement = preparedCache(d.sqlite, MAX_PREPARED);
   const exec = (s: Step): unknown => {
     switch (s.op) {
       case 'all':
@@ -58,7 +52,16 @@ export function sqliteAsync(d: {
       exec({ op: 'sql', text, params, raw: !!o.raw }) as R[],
     unit: (body, o = {}) => d.waits.write(() => driveSync(body(tx), exec), { waitMs: o.waitMs }),
     read: async (body) => driveSync(body(tx), exec),
+    aside: {
+      all: async <R>(q: Compilable<R>) => {
+        if (!d.readers) return d.all(q);
+        const c = q.compile();
+        return d.readers.sql<R>(c.sql, c.parameters as unknown[], false);
+      },
+      sql: async <R>(text: string, params: unknown[] | Record<string, unknown> = [], o: { raw?: boolean } = {}) =>
+        d.readers ? d.readers.sql<R>(text, params, !!o.raw) : (exec({ op: 'sql', text, params, raw: !!o.raw }) as R[]),
+    },
     stats: () => null,
-    close: async () => {},
+    close: async () => await d.readers?.close(),
   };
 }

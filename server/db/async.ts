@@ -84,6 +84,15 @@ export interface AsyncDb {
    * connection; SQLite: no write lock, unlike `unit`). For reads that need no snapshot across statements.
    */
   read<T>(body: (t: Tx) => Unit<T>): Promise<T>;
+  /**
+   * Reads heavy enough to hold the event loop (a content search), run where they do not: on SQLite on a
+   * reader thread's own read-only connection (read-pool.ts; it sees every write committed before the call),
+   * on PostgreSQL the pool, as `all` and `sql`. Statements that return rows only.
+   */
+  aside: {
+    all<R>(q: Compilable<R>): Promise<R[]>;
+    sql<R>(text: string, params?: unknown[] | Record<string, unknown>, o?: { raw?: boolean }): Promise<R[]>;
+  };
   /** Pool figures for the status route (PostgreSQL); SQLite has no pool. */
   stats(): { size: number; idle: number; waiting: number } | null;
   close(): Promise<void>;

@@ -5,6 +5,7 @@
  * (busy.ts). Never hold a transaction across driver or network I/O (DESIGN:
  * Transactions).
  */
+import { availableParallelism } from 'node:os';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Compilable } from 'kysely';
 import { guardPlugins } from './tenant-guard';
@@ -15,6 +16,7 @@ import { MetaStore } from './meta';
 import type { AsyncDb } from './async';
 import { sqliteAsync } from './async-sqlite';
 import { DbWaits } from './busy';
+import { ReadPool } from './read-pool';
 
 export { MetaStore } from './meta';
 export { InstancesRepo, cliAppName, serverAppName } from './instances.repo';
@@ -78,6 +80,14 @@ export interface Db {
 }
 
 const MAX_PREPARED = 500;
+/**
+ * Reader threads for `db.async.aside` (read-pool.ts): one per core beside the event loop's, at most two (on
+ * two cores, one: a second reader beside the main thread only made them take turns, 31 against 17–24
+ * common-word searches a second; docs/benchmarks.md); each with a 64 MiB page cache (a million-file
+ * catalogue's search index is ~60 MB: its hits' pages stay in memory). Started only by a search: a service
+ * that never searches never holds their memory.
+ */
+const READERS = { size: Math.max(1, Math.min(2, availableParallelism() - 1)), cacheKib: 64 * 1024 };
 
 export interface OpenOptions {
   /** How long a request's write waits for a lock held elsewhere before `database_busy` (default 2 s). */
@@ -150,6 +160,7 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
       wrote(st);
       return changes;
     },
+    readers: sqlite.memory ? null : new ReadPool(sqlite.name, READERS),
   });
   return {
     dialect: 'sqlite' as const,
@@ -167,6 +178,7 @@ export function openDatabase(file: string, migrations: Migration[] = MIGRATIONS,
       if (closed) return;
       closed = true;
       waits.stop();
+      await async.close();
       await k.destroy();
       // Kysely closes the handle only once it has run a statement of its own; the async face and the
       // prepared statements use the handle directly.

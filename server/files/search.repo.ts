@@ -41,12 +41,16 @@ export class SearchRepo {
   constructor(private db: Db) {}
 
   /**
-   * One page of matches, folders first then natural name order, and the total. PostgreSQL runs it on the async
-   * reader, so the event loop serves other requests during the round trip.
+   * One page of matches, folders first then natural name order, and the total. It runs aside (db/async.ts): on
+   * SQLite on a reader thread, on PostgreSQL on the pool, so the event loop serves other requests meanwhile.
    */
   async page(query: SearchQuery, filters: SearchFilters, scope: SearchScope, limit: number, locks: boolean): Promise<{ rows: SearchRow[]; total: number }> {
     const { from, args } = this.from(query, filters, scope);
-    const got = await this.db.async.sql<[string, string, string, number, number]>(searchSql(this.db.dialect, from, locks), { ...args, limit }, { raw: true });
+    const got = await this.db.async.aside.sql<[string, string, string, number, number]>(
+      searchSql(this.db.dialect, from, locks),
+      { ...args, limit },
+      { raw: true },
+    );
     // A page of at least one row holds the total; no row means no hit (the limit is at least 1).
     return { rows: got.map(([json, storage, path, id]) => [json, storage, path, id]), total: Number(got[0]?.[4] ?? 0) };
   }

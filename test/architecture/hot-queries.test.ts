@@ -22,8 +22,15 @@ test('the SQL of listing pages and search is the reviewed one', async () => {
   const t = tempDir('filedock-sql-');
   const db = openDatabase(`${t.dir}/db.sqlite`);
   const seen: string[] = [];
+  const saw = (sql: string) => seen.push(sql.replace(/\s+/g, ' ').trim());
   const prepare = db.sqlite.prepare.bind(db.sqlite);
-  db.sqlite.prepare = ((sql: string) => (seen.push(sql.replace(/\s+/g, ' ').trim()), prepare(sql))) as typeof db.sqlite.prepare;
+  db.sqlite.prepare = ((sql: string) => (saw(sql), prepare(sql))) as typeof db.sqlite.prepare;
+  // The search's statements are prepared on a reader thread (db.async.aside): seen as they are sent.
+  const aside = db.async.aside;
+  db.async.aside = {
+    all: (q) => (saw(q.compile().sql), aside.all(q)),
+    sql: (text, params, o) => (saw(text), aside.sql(text, params, o)),
+  };
   try {
     db.sqlite.prepare("INSERT INTO storages (id, uid, name, driver, config, created_at, updated_at) VALUES (1, 'st1', 'S', 'local', '{}', '', '')").run();
     seen.length = 0;

@@ -174,6 +174,11 @@ export function openPool(url: string, o: PoolOptions = {}): AsyncDb {
     sql: (text, params = [], so = {}) => single({ op: 'sql', text, params, raw: !!so.raw }),
     unit,
     read: (body) => driveAsync(body(tx), single),
+    // The pool already keeps the event loop free.
+    aside: {
+      all: (q) => single({ op: 'all', q }),
+      sql: (text, params = [], so = {}) => single({ op: 'sql', text, params, raw: !!so.raw }),
+    },
     stats: () => ({ size: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
