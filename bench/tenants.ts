@@ -6,7 +6,7 @@
  * alternating: a 100-entry folder's listing and the 4 KiB `GET /api/files/raw`, wrk at 32 connections; req/s,
  * p99 and CPU µs per request from /proc. Target: within 5 % of single-tenant mode.
  *
- *   npm run bench -- tenants   (BENCH_TENANTS=100, BENCH_RUNS=5, BENCH_SECONDS=8, BENCH_CPU_PROF=<dir>)
+ *   npm run bench -- tenants   (BENCH_TENANTS=100, BENCH_FOLDERS=100, BENCH_RUNS=5, BENCH_SECONDS=8, BENCH_CPU_PROF=<dir>)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
@@ -19,7 +19,7 @@ import { tempDir } from '../test/helpers/tools';
 
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 100);
 const PEOPLE = 10;
-const FOLDERS = 100;
+const FOLDERS = Number(process.env.BENCH_FOLDERS ?? 100);
 const PER_FOLDER = 100;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -33,6 +33,10 @@ const OPERATOR = process.env.BENCH_OPERATOR === '1';
 const TRACE_GC = process.env.BENCH_TRACE_GC === '1';
 /** BENCH_HEAP_SNAPSHOT=<dir>: a heap snapshot of the multi-tenant service once it idles, before the load (SIGUSR2). */
 const HEAP = process.env.BENCH_HEAP_SNAPSHOT;
+/** BENCH_NODE_ARGS='--trace-gc-nvp …': more Node/V8 flags for both services (their stdout then shown). */
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+/** BENCH_SYNC_MODE=poll: the tenants' storages without a watcher (default fsnotify: one inotify watch a folder). */
+const SYNC_MODE = process.env.BENCH_SYNC_MODE;
 const BOSS = { password: 'bench-password-1' };
 const json = { 'content-type': 'application/json' };
 // Cheaper password hashing: 1,100 accounts are made; the requests measured carry bearer tokens, never a password.
@@ -117,11 +121,11 @@ async function main(): Promise<void> {
 
   /** The multi-tenant service's measured stretches, for its profile. */
   const windows = new Map<Service, Array<[number, number, string]>>();
-  const single = await startService(env, profArgs('single'));
+  const single = await startService(env, [...profArgs('single'), ...NODE_ARGS], { stdout: NODE_ARGS.length > 0 });
   const multi = await startService(
     { ...env, SERVICE_MULTI_TENANT: '1' },
-    [...profArgs('multi'), ...(HEAP ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${HEAP}`] : []), ...(TRACE_GC ? ['--trace-gc'] : [])],
-    { stdout: TRACE_GC },
+    [...profArgs('multi'), ...(HEAP ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${HEAP}`] : []), ...(TRACE_GC ? ['--trace-gc'] : []), ...NODE_ARGS],
+    { stdout: TRACE_GC || NODE_ARGS.length > 0 },
   );
   try {
     const singleToken = await mount(single, 'Docs', join(files.dir, 'single'));
@@ -145,7 +149,7 @@ async function main(): Promise<void> {
       await call(multi.url, 'POST', '/api/admin/storages', {
         token,
         base,
-        body: { name: 'Docs', driver: 'local', config: { path: join(files.dir, `t${t}`) }, sync_interval: '24h' },
+        body: { name: 'Docs', driver: 'local', config: { path: join(files.dir, `t${t}`) }, sync_interval: '24h', ...(SYNC_MODE ? { sync_mode: SYNC_MODE } : {}) },
       });
       for (let p = 1; p < PEOPLE; p++)
         await call(multi.url, 'POST', '/api/admin/users', { token, base, body: { email: `p${p}@t${t}.test`, password: BOSS.password, role: 'user' } });
@@ -169,7 +173,7 @@ async function main(): Promise<void> {
         : []),
     ];
     const workloads: Array<[string, string]> = [
-      ['listing, 100 entries', '/api/files/manager?path=/Docs/d050&limit=100'],
+      [`listing, ${PER_FOLDER} entries`, `/api/files/manager?path=/Docs/d${String(Math.min(50, FOLDERS - 1)).padStart(3, '0')}&limit=100`],
       ['4 KiB GET /api/files/raw', '/api/files/raw?path=/Docs/small.bin'],
     ];
     // The check before the load, as wrk will ask (node:http: fetch cannot send a Host of its own).
@@ -205,9 +209,9 @@ async function main(): Promise<void> {
           const pid = svc.proc.pid!;
           const c0 = cpuTimes(pid);
           const w0 = monotonicUs();
-          if (TRACE_GC) console.log(`== start: ${wname}, ${tname}`);
+          if (TRACE_GC || NODE_ARGS.length) console.log(`== start: ${wname}, ${tname}`);
           const r = await wrk(svc.url + path, { connections: CONNS, seconds: SECONDS, headers });
-          if (TRACE_GC) console.log(`== end: ${wname}, ${tname}`);
+          if (TRACE_GC || NODE_ARGS.length) console.log(`== end: ${wname}, ${tname}`);
           const c1 = cpuTimes(pid);
           windows.set(svc, [...(windows.get(svc) ?? []), [w0, monotonicUs(), wname]]);
           if (r.errors || r.non2xx) console.log(`${tname} ${wname} round ${run + 1}: ${r.errors} socket errors, ${r.non2xx} answers not 2xx/3xx`);
