@@ -149,7 +149,13 @@ async function main(): Promise<void> {
       await call(multi.url, 'POST', '/api/admin/storages', {
         token,
         base,
-        body: { name: 'Docs', driver: 'local', config: { path: join(files.dir, `t${t}`) }, sync_interval: '24h', ...(SYNC_MODE ? { sync_mode: SYNC_MODE } : {}) },
+        body: {
+          name: 'Docs',
+          driver: 'local',
+          config: { path: join(files.dir, `t${t}`) },
+          sync_interval: '24h',
+          ...(SYNC_MODE ? { sync_mode: SYNC_MODE } : {}),
+        },
       });
       for (let p = 1; p < PEOPLE; p++)
         await call(multi.url, 'POST', '/api/admin/users', { token, base, body: { email: `p${p}@t${t}.test`, password: BOSS.password, role: 'user' } });
