@@ -6,7 +6,7 @@
  * alternating: a 100-entry folder's listing and the 4 KiB `GET /api/files/raw`, wrk at 32 connections; req/s,
  * p99 and CPU µs per request from /proc. Target: within 5 % of single-tenant mode.
  *
- *   npm run bench -- tenants   (BENCH_TENANTS=100, BENCH_FOLDERS=100, BENCH_RUNS=5, BENCH_SECONDS=8, BENCH_CPU_PROF=<dir>)
+ *   npm run bench -- tenants   (BENCH_TENANTS=100, BENCH_FOLDERS=100, BENCH_PER_FOLDER=100, BENCH_RUNS=5, BENCH_SECONDS=8, BENCH_CPU_PROF=<dir>)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
@@ -20,7 +20,7 @@ import { tempDir } from '../test/helpers/tools';
 const TENANTS = Number(process.env.BENCH_TENANTS ?? 100);
 const PEOPLE = 10;
 const FOLDERS = Number(process.env.BENCH_FOLDERS ?? 100);
-const PER_FOLDER = 100;
+const PER_FOLDER = Number(process.env.BENCH_PER_FOLDER ?? 100);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNS = 32;
