@@ -1,7 +1,8 @@
 /**
- * Multi-tenant mode's cost (issue 32, step 5): one service in single-tenant mode with a storage of 10,000 files,
- * and one in multi-tenant mode with TENANTS tenants, each with 10 people and a storage of the same 10,000 files
- * (100 folders of 100 empty files, and a 4 KiB file), 1,000,000 catalogue rows in all. Measured on one tenant of
+ * Multi-tenant mode's cost (issue 32, step 5): one service in multi-tenant mode with TENANTS tenants, each with 10
+ * people and a storage of the same 10,000 files (100 folders of 100 empty files, and a 4 KiB file), 1,000,000
+ * catalogue rows in all, and one in single-tenant mode with a storage of those 10,000 files plus every tenant's
+ * tree as a storage of its own (the same rows; BENCH_SINGLE_ALL=0: its 10,000 files only). Measured on one tenant of
  * the many (by its host name, with its admin's token) against the single tenant, in the same run, rounds
  * alternating: a 100-entry folder's listing and the 4 KiB `GET /api/files/raw`, wrk at 32 connections; req/s,
  * p99 and CPU µs per request from /proc. Target: within 5 % of single-tenant mode.
@@ -37,6 +38,12 @@ const HEAP = process.env.BENCH_HEAP_SNAPSHOT;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /** BENCH_SYNC_MODE=poll: the tenants' storages without a watcher (default fsnotify: one inotify watch a folder). */
 const SYNC_MODE = process.env.BENCH_SYNC_MODE;
+/**
+ * The single-tenant service mounts the tenants' trees too (storages T0…), so both hold the same 1,000,100 rows:
+ * the mode's cost at equal data. A million rows alone make a raw GET pay the collector in either mode (docs/tenants.md,
+ * "Step 5, round two"). BENCH_SINGLE_ALL=0: the single-tenant service holds its 10,000 files only (round one's anchor).
+ */
+const SINGLE_ALL = process.env.BENCH_SINGLE_ALL !== '0';
 const BOSS = { password: 'bench-password-1' };
 const json = { 'content-type': 'application/json' };
 // Cheaper password hashing: 1,100 accounts are made; the requests measured carry bearer tokens, never a password.
@@ -78,8 +85,8 @@ function get(port: number, path: string, headers: Record<string, string>): Promi
 }
 
 /** Waits until the last folder of a storage lists all its files: its first sync is through. */
-async function synced(svc: Service, token: string, base = ''): Promise<void> {
-  const last = `${base}/api/files/manager?path=/Docs/d${String(FOLDERS - 1).padStart(3, '0')}&limit=1`;
+async function synced(svc: Service, token: string, base = '', storage = 'Docs'): Promise<void> {
+  const last = `${base}/api/files/manager?path=/${storage}/d${String(FOLDERS - 1).padStart(3, '0')}&limit=1`;
   for (let i = 0; ; i++) {
     const r = await fetch(svc.url + last, { headers: { authorization: `Bearer ${token}` } });
     if (r.ok && ((await r.json()) as { total: number }).total === PER_FOLDER) return;
@@ -130,6 +137,10 @@ async function main(): Promise<void> {
   try {
     const singleToken = await mount(single, 'Docs', join(files.dir, 'single'));
     await synced(single, singleToken);
+    if (SINGLE_ALL) {
+      for (let t = 0; t < TENANTS; t++) await mount(single, `T${t}`, join(files.dir, `t${t}`));
+      for (let t = 0; t < TENANTS; t++) await synced(single, singleToken, '', `T${t}`);
+    }
 
     const operator = (
       (await call(multi.url, 'POST', '/api/auth/login', { body: { email: adminEnv.SERVICE_ADMIN_EMAIL, password: adminEnv.SERVICE_ADMIN_PASSWORD } })) as {
