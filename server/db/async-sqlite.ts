@@ -44,23 +44,27 @@ export function sqliteAsync(d: {
       }
     }
   };
+  const all: AsyncDb['all'] = async (q) => d.all(q);
+  const sql: AsyncDb['sql'] = async <R>(text: string, params: unknown[] | Record<string, unknown> = [], o: { raw?: boolean } = {}) =>
+    exec({ op: 'sql', text, params, raw: !!o.raw }) as R[];
+  const readers = d.readers;
   return {
-    all: async (q) => d.all(q),
+    all,
     first: async (q) => d.first(q),
     run: (q) => d.waits.write(() => d.run(q), { transaction: false }),
-    sql: async <R>(text: string, params: unknown[] | Record<string, unknown> = [], o: { raw?: boolean } = {}) =>
-      exec({ op: 'sql', text, params, raw: !!o.raw }) as R[],
+    sql,
     unit: (body, o = {}) => d.waits.write(() => driveSync(body(tx), exec), { waitMs: o.waitMs }),
     read: async (body) => driveSync(body(tx), exec),
-    aside: {
-      all: async <R>(q: Compilable<R>) => {
-        if (!d.readers) return d.all(q);
-        const c = q.compile();
-        return d.readers.sql<R>(c.sql, c.parameters as unknown[], false);
-      },
-      sql: async <R>(text: string, params: unknown[] | Record<string, unknown> = [], o: { raw?: boolean } = {}) =>
-        d.readers ? d.readers.sql<R>(text, params, !!o.raw) : (exec({ op: 'sql', text, params, raw: !!o.raw }) as R[]),
-    },
+    // A database in memory has no file for a reader to open: its reads run here.
+    aside: readers
+      ? {
+          all: async <R>(q: Compilable<R>) => {
+            const c = q.compile();
+            return readers.sql<R>(c.sql, c.parameters as unknown[], false);
+          },
+          sql: async <R>(text: string, params: unknown[] | Record<string, unknown> = [], o: { raw?: boolean } = {}) => readers.sql<R>(text, params, !!o.raw),
+        }
+      : { all, sql },
     stats: () => null,
     close: async () => await d.readers?.close(),
   };

@@ -167,18 +167,17 @@ export function openPool(url: string, o: PoolOptions = {}): AsyncDb {
     }
   }
 
+  const all: AsyncDb['all'] = (q) => single({ op: 'all', q });
+  const sql: AsyncDb['sql'] = (text, params = [], so = {}) => single({ op: 'sql', text, params, raw: !!so.raw });
   return {
-    all: (q) => single({ op: 'all', q }),
+    all,
     first: (q) => single({ op: 'first', q }),
     run: (q) => single({ op: 'run', q }),
-    sql: (text, params = [], so = {}) => single({ op: 'sql', text, params, raw: !!so.raw }),
+    sql,
     unit,
     read: (body) => driveAsync(body(tx), single),
     // The pool already keeps the event loop free.
-    aside: {
-      all: (q) => single({ op: 'all', q }),
-      sql: (text, params = [], so = {}) => single({ op: 'sql', text, params, raw: !!so.raw }),
-    },
+    aside: { all, sql },
     stats: () => ({ size: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
